@@ -1,0 +1,47 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/vspec/catalogue/data/gen"
+	"github.com/vspec/catalogue/data/vocab"
+	"github.com/vspec/catalogue/loader"
+	"github.com/vspec/catalogue/loader/progress"
+)
+
+func runGen(args []string) error {
+	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	scale := fs.Float64("scale", 1, "size of the catalogue relative to the full one, in (0, 1]; 1 gives exactly 103,372 variants")
+	seed := fs.Uint64("seed", 1, "generator seed; the same seed gives byte-identical snapshots")
+	cdn := fs.String("cdn", "https://cdn.vspec.example/img", "base URL of image URLs")
+	out := fs.String("o", "", "snapshot file to write (required)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" || fs.NArg() != 0 {
+		fs.Usage()
+		return errors.New("-o FILE is required and no other arguments are accepted")
+	}
+	start := time.Now()
+	bar := progress.New(os.Stderr, "generating")
+	set, err := gen.Generate(vocab.Default(), gen.Options{Seed: *seed, Scale: *scale, CDNBase: *cdn, Progress: bar.Update})
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	genTime := time.Since(start)
+	if err := loader.WriteFile(*out, set); err != nil {
+		return err
+	}
+	st, err := os.Stat(*out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s: %d variants, %d spec values, %.1f MB; generated in %s, written in %s\n",
+		*out, len(set.Variants), len(set.SpecKey), float64(st.Size())/1e6, genTime.Round(time.Millisecond), (time.Since(start) - genTime).Round(time.Millisecond))
+	return nil
+}

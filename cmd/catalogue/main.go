@@ -1,0 +1,50 @@
+// Command catalogue is the operator CLI of the catalogue service.
+//
+//	catalogue gen [-scale F] [-seed N] [-cdn URL] -o FILE   write a snapshot
+//	catalogue inspect [-json] FILE                          print what a snapshot holds
+//
+// Run "catalogue help" for the list of commands.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+type command struct {
+	name, usage, summary string
+	run                  func(args []string) error
+}
+
+var commands []command
+
+func main() {
+	commands = []command{
+		{"gen", "gen [-scale F] [-seed N] [-cdn URL] -o FILE", "generate the synthetic catalogue and write it as a snapshot", runGen},
+		{"inspect", "inspect [-json] FILE", "print counts per entity, per fuel and per locale, and the demo set", runInspect},
+	}
+	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "-help" {
+		usage()
+		return
+	}
+	for _, c := range commands {
+		if c.name == os.Args[1] {
+			if err := c.run(os.Args[2:]); err != nil {
+				fmt.Fprintf(os.Stderr, "catalogue %s: %v\n", c.name, err)
+				os.Exit(1)
+			}
+			return
+		}
+	}
+	fmt.Fprintf(os.Stderr, "catalogue: unknown command %q\n\n", os.Args[1])
+	usage()
+	os.Exit(2)
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: catalogue COMMAND [flags]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(os.Stderr, "  %-48s %s\n", c.usage, c.summary)
+	}
+	fmt.Fprintln(os.Stderr, "\nRun \"catalogue COMMAND -h\" for the flags of a command.")
+}

@@ -1,0 +1,488 @@
+package gen
+
+import (
+	"math"
+)
+
+// car is the physical model of one variant from which every spec value is
+// derived, so the figures agree with each other.
+type car struct {
+	brand     string // brand slug
+	style     string // naming style of the brand
+	premium   float64
+	segment   byte
+	body      string
+	fuel      string
+	year      int // model year the equipment and norms are taken from
+	trim      int // 0 = base trim
+	trims     int // number of trims of the brand
+	trimLevel float64
+
+	drive        string // front, rear, all
+	transmission string // manual, automatic, dct, cvt, single_speed, amt
+	gears        int
+
+	kw, hp      float64
+	torque      float64
+	dispCC      int
+	cylinders   int
+	turbo       bool
+	motorKW     float64 // electric motor, 0 without one
+	systemKW    float64 // hybrids: combined power
+	batteryKWh  float64 // traction battery (EV, PHEV)
+	hybBattery  float64 // full/mild hybrid battery
+	acKW, dcKW  float64
+	consumption float64 // WLTP combined: l/100 km (liquid fuels) or kg/100 km (gas)
+	energy      float64 // kWh/100 km for plug-ins
+	co2         float64 // WLTP g/km
+	elecRange   float64 // PHEV electric range, EV range
+	weight      float64 // curb weight in kg
+	topSpeed    float64
+	accel       float64
+
+	length, width, height, wheelbase float64
+	cd                               float64
+	seats, doors                     int
+	trunk                            float64
+	rim                              int
+	tyreWidth, tyreAspect            int
+	price                            float64
+}
+
+func (c *car) isEV() bool   { return c.fuel == "electric" }
+func (c *car) isPHEV() bool { return c.fuel == "plug_in_hybrid" }
+func (c *car) isFCEV() bool { return c.fuel == "hydrogen" }
+func (c *car) hasICE() bool { return !c.isEV() && !c.isFCEV() }
+func (c *car) isHybrid() bool {
+	return c.fuel == "hybrid" || c.fuel == "plug_in_hybrid" || c.fuel == "mild_hybrid"
+}
+
+// fuelShares gives the probability of each fuel for a model's powertrain
+// class in a given year.
+func fuelShares(powertrain, brand string, year int) ([]string, []float64) {
+	switch powertrain {
+	case "petrol":
+		return []string{"petrol"}, []float64{1}
+	case "ev":
+		return []string{"electric"}, []float64{1}
+	case "fcev":
+		return []string{"hydrogen"}, []float64{1}
+	case "phev":
+		return []string{"plug_in_hybrid"}, []float64{1}
+	case "hybrid":
+		if year >= 2012 {
+			return []string{"hybrid", "plug_in_hybrid", "petrol"}, []float64{0.75, 0.15, 0.1}
+		}
+		return []string{"hybrid", "petrol"}, []float64{0.85, 0.15}
+	}
+	diesel := 0.45
+	if year >= 2020 {
+		diesel = 0.25
+	}
+	if year >= 2024 {
+		diesel = 0.12
+	}
+	fuels := []string{"petrol", "diesel"}
+	w := []float64{0.5, diesel}
+	if lpgBrands[brand] && year >= 2000 {
+		fuels, w = append(fuels, "lpg"), append(w, 0.05)
+	}
+	if cngBrands[brand] && year >= 2005 {
+		fuels, w = append(fuels, "cng"), append(w, 0.03)
+	}
+	if ethanolBrands[brand] && year >= 2003 && year <= 2016 {
+		fuels, w = append(fuels, "ethanol"), append(w, 0.03)
+	}
+	if powertrain == "mixed" && year >= 2010 {
+		elec := math.Min(1, float64(year-2009)/10)
+		fuels = append(fuels, "mild_hybrid", "hybrid", "plug_in_hybrid")
+		w = append(w, 0.2*elec, 0.12*elec, 0.12*elec)
+		if year >= 2019 {
+			fuels, w = append(fuels, "electric"), append(w, 0.08)
+		}
+	}
+	return fuels, w
+}
+
+var (
+	lpgBrands     = map[string]bool{"dacia": true, "renault": true, "fiat": true, "opel": true, "kia": true, "hyundai": true, "ford": true, "lada": true, "chevrolet": true, "suzuki": true, "lancia": true, "ssangyong": true, "kgm": true, "daewoo": true}
+	cngBrands     = map[string]bool{"volkswagen": true, "skoda": true, "seat": true, "audi": true, "fiat": true, "opel": true, "mercedes-benz": true, "cupra": true, "lancia": true}
+	ethanolBrands = map[string]bool{"ford": true, "volvo": true, "saab": true, "renault": true, "dacia": true, "peugeot": true, "citroen": true}
+	premiumBrand  = map[string]float64{
+		"bmw": 1, "mercedes-benz": 1, "audi": 1, "volvo": 0.7, "lexus": 0.9, "jaguar": 1, "land-rover": 1, "porsche": 1.5,
+		"tesla": 0.8, "polestar": 0.8, "genesis": 0.8, "alpina": 1.3, "maserati": 1.5, "ds": 0.5, "cadillac": 0.9, "infiniti": 0.7,
+		"mini": 0.4, "alfa-romeo": 0.5, "lynk-co": 0.3, "nio": 0.8, "zeekr": 0.7, "lucid": 1.2, "maybach": 2.5, "brabus": 2.5,
+		"ferrari": 3, "lamborghini": 3, "bentley": 3, "rolls-royce": 3.5, "aston-martin": 2.8, "mclaren": 3, "bugatti": 5,
+		"lotus": 1.8, "koenigsegg": 5, "pagani": 5, "rimac": 5, "morgan": 1.5, "caterham": 0.8, "ariel": 1, "tvr": 1.2,
+		"donkervoort": 1.5, "spyker": 2.5, "hispano-suiza": 4, "ineos": 1,
+	}
+	budgetBrand = map[string]bool{"dacia": true, "lada": true, "mg": true, "byd": false, "zastava": true, "yugo": true, "trabant": true, "wartburg": true, "uaz": true, "moskvich": true, "fso": true, "tata": true, "proton": true, "daewoo": true, "chery": true, "dfsk": true, "skywell": true, "microlino": true, "omoda": true, "jaecoo": true, "leapmotor": true, "suzuki": true}
+)
+
+// segment base figures: length, width, wheelbase ratio, power range (hp), price factor.
+type segmentBase struct {
+	length, width, wbRatio float64
+	hpLo, hpHi             float64
+	trunk                  float64
+}
+
+var segments = map[byte]segmentBase{
+	'A': {3620, 1650, 0.655, 60, 110, 230},
+	'B': {4060, 1740, 0.63, 70, 160, 310},
+	'C': {4370, 1800, 0.615, 90, 260, 390},
+	'D': {4720, 1840, 0.6, 120, 350, 480},
+	'E': {4950, 1880, 0.6, 150, 610, 530},
+	'F': {5200, 1950, 0.6, 250, 650, 520},
+	'S': {4460, 1920, 0.57, 240, 1100, 200},
+	'V': {4950, 1920, 0.62, 90, 210, 4000},
+}
+
+var bodyHeight = map[string]float64{
+	"hatchback": 1460, "sedan": 1440, "estate": 1475, "liftback": 1430, "coupe": 1370, "convertible": 1385,
+	"roadster": 1265, "suv": 1660, "mpv": 1660, "van": 1960, "pickup": 1820,
+}
+
+// shape sets dimensions, seats, doors and boot space of a generation's
+// platform. Variants of one generation share it (drawn from the generation's
+// stream).
+func (c *car) shape(r *rng) {
+	sb := segments[c.segment]
+	c.length = r.normal(sb.length, 90)
+	switch c.body {
+	case "estate":
+		c.length += 110
+	case "suv":
+		c.length += r.between(-120, 60)
+	case "roadster":
+		c.length -= 350
+	case "pickup":
+		c.length = r.normal(5300, 120)
+	case "van":
+		c.length = r.normal(math.Max(sb.length, 4600), 300)
+	}
+	c.width = r.normal(sb.width, 30) - math.Max(0, float64(2020-c.year))*2.5
+	c.height = r.normal(bodyHeight[c.body], 25)
+	c.wheelbase = c.length * r.normal(sb.wbRatio, 0.01)
+	c.cd = r.normal(0.31, 0.02) + map[string]float64{"suv": 0.04, "van": 0.06, "pickup": 0.09, "mpv": 0.02, "coupe": -0.02, "roadster": 0.02}[c.body]
+	c.cd += math.Max(0, float64(2010-c.year)) * 0.002
+	if c.isEV() {
+		c.cd -= 0.03
+	}
+	c.cd = clamp(c.cd, 0.2, 0.5)
+	switch c.body {
+	case "roadster":
+		c.seats, c.doors = 2, 2
+	case "coupe", "convertible":
+		c.seats, c.doors = 4, 2
+		if c.segment == 'S' && r.chance(0.6) {
+			c.seats = 2
+		}
+	case "sedan":
+		c.seats, c.doors = 5, 4
+	case "mpv":
+		c.seats, c.doors = 5, 5
+		if r.chance(0.45) {
+			c.seats = 7
+		}
+	case "suv":
+		c.seats, c.doors = 5, 5
+		if c.segment >= 'D' && c.segment <= 'F' && r.chance(0.3) {
+			c.seats = 7
+		}
+	case "van":
+		c.seats, c.doors = 3, 4
+		if r.chance(0.4) {
+			c.seats = 8 + r.intn(2)
+			c.doors = 5
+		}
+	case "pickup":
+		c.seats, c.doors = 5, 4
+	case "hatchback":
+		c.seats, c.doors = 5, 5
+		if c.year < 2012 && c.segment <= 'C' && r.chance(0.35) {
+			c.doors = 3
+		}
+		if c.segment == 'A' && r.chance(0.3) {
+			c.seats = 4
+		}
+	default:
+		c.seats, c.doors = 5, 5
+	}
+	c.trunk = r.normal(sb.trunk, sb.trunk*0.08) + map[string]float64{"estate": 160, "suv": 60, "mpv": 140, "roadster": -60, "convertible": -80, "coupe": -40}[c.body]
+	if c.body == "pickup" {
+		c.trunk = r.normal(1150, 100)
+	}
+	c.trunk = math.Max(100, c.trunk)
+}
+
+// powertrain sets power, engine, battery and weight of one variant.
+func (c *car) powertrain(r *rng) {
+	sb := segments[c.segment]
+	lo, hi := sb.hpLo, sb.hpHi
+	if c.body == "suv" {
+		lo, hi = lo*1.1, hi*1.05
+	}
+	hi *= 1 + 0.25*c.premium
+	if budgetBrand[c.brand] {
+		hi = math.Max(lo*1.2, hi*0.6)
+	}
+	if c.body == "van" || c.body == "pickup" {
+		hi = math.Min(hi, 220)
+	}
+	if c.segment == 'S' && c.premium < 1.5 {
+		hi = math.Min(hi, 520) // only exotic brands build hypercars
+	}
+	if c.body == "suv" && c.segment <= 'C' {
+		hi = math.Min(hi, 230)
+	}
+	era := clamp(0.6+0.4*float64(c.year-1990)/30, 0.6, 1.05)
+	// Trim and power rise together: a higher trim draws from the upper part.
+	q := clamp(c.trimLevel*0.6+r.float()*0.55, 0, 1)
+	hp := math.Exp(math.Log(lo)+(math.Log(hi)-math.Log(lo))*q*q) * era
+	switch c.fuel {
+	case "electric":
+		hp *= r.between(1.2, 1.6)
+	case "plug_in_hybrid":
+		hp *= r.between(1.15, 1.4)
+	case "diesel":
+		hp *= 0.9
+	case "lpg", "cng":
+		hp *= 0.85
+	case "hydrogen":
+		hp = r.between(150, 185)
+	}
+	c.kw = math.Round(hp * 0.7355)
+	if c.kw < 25 {
+		c.kw = 25
+	}
+	c.hp = math.Round(c.kw * 1.35962)
+
+	if c.hasICE() {
+		c.turbo = c.fuel == "diesel" || (c.year >= 2008 && r.chance(0.8)) || (c.year < 2008 && r.chance(0.2)) || c.kw > 200
+		specific := r.between(45, 60) // kW per litre, naturally aspirated
+		if c.turbo {
+			specific = r.between(62, 88)
+		}
+		if c.body == "van" || c.body == "pickup" {
+			specific *= 0.75 // commercial engines are large and lightly tuned
+		}
+		if c.fuel == "diesel" {
+			specific = r.between(45, 62)
+		}
+		iceKW := c.kw
+		if c.isPHEV() || c.fuel == "hybrid" {
+			iceKW = c.kw * r.between(0.6, 0.75)
+		}
+		c.dispCC = nearestDisplacement(iceKW / specific * 1000)
+		switch {
+		case c.dispCC < 1100:
+			c.cylinders = 3
+		case c.dispCC < 2600:
+			c.cylinders = 4
+			if c.dispCC > 2300 && r.chance(0.3) {
+				c.cylinders = 5
+			}
+		case c.dispCC < 3600:
+			c.cylinders = 6
+		case c.dispCC < 5300:
+			c.cylinders = 8
+		case c.dispCC < 6600:
+			c.cylinders = 10 + 2*r.intn(2)
+		default:
+			c.cylinders = 12
+		}
+		c.torque = map[bool]float64{false: 1.75, true: 2.3}[c.turbo] * c.kw
+		if c.fuel == "diesel" {
+			c.torque = c.kw * r.between(3.0, 3.5)
+		}
+	}
+	switch c.fuel {
+	case "electric":
+		c.motorKW = c.kw
+		c.torque = c.kw * r.between(2.0, 2.9)
+		c.batteryKWh = batteryFor(c.segment, c.year, r) * (1 + 0.2*c.premium)
+	case "hydrogen":
+		c.motorKW = c.kw
+		c.torque = c.kw * r.between(2.5, 3.0)
+		c.batteryKWh = 0
+	case "plug_in_hybrid":
+		c.motorKW = math.Round(c.kw * r.between(0.3, 0.45))
+		c.systemKW = c.kw
+		c.torque = c.kw * r.between(2.4, 3.0)
+		c.batteryKWh = roundTo(r.between(8, 14)+math.Max(0, float64(c.year-2018))*r.between(0.8, 1.8), 0.1)
+	case "hybrid":
+		c.motorKW = math.Round(c.kw * r.between(0.4, 0.6))
+		c.systemKW = c.kw
+		c.hybBattery = roundTo(r.between(0.9, 1.6), 0.01)
+	case "mild_hybrid":
+		c.motorKW = math.Round(r.between(9, 16))
+		c.hybBattery = roundTo(r.between(0.4, 1.0), 0.01)
+	}
+	c.torque = math.Round(c.torque/5) * 5
+
+	// Weight: the platform's volume, then the powertrain.
+	vol := (c.length / 1000) * (c.width / 1000) * (c.height / 1000)
+	c.weight = 118*vol + 130 + float64(c.year-1990)*3.5
+	c.weight += map[string]float64{"suv": 140, "van": 300, "pickup": 550, "mpv": 90, "roadster": -120, "convertible": 90}[c.body]
+	if c.drive == "all" {
+		c.weight += 75
+	}
+	switch c.fuel {
+	case "diesel":
+		c.weight += 55
+	case "hybrid":
+		c.weight += 70
+	case "mild_hybrid":
+		c.weight += 25
+	case "plug_in_hybrid":
+		c.weight += 160 + c.batteryKWh*5
+	case "electric":
+		c.weight += c.batteryKWh*6.2 - 60
+	case "hydrogen":
+		c.weight += 380
+	case "cng":
+		c.weight += 70
+	}
+	c.weight += c.kw * 0.6
+	if c.segment == 'S' {
+		c.weight -= 120
+	}
+	c.weight = math.Round(c.weight * r.normal(1, 0.025))
+}
+
+var displacements = []int{998, 999, 1197, 1199, 1242, 1332, 1368, 1395, 1461, 1498, 1499, 1560, 1598, 1618, 1798, 1968, 1984, 1995, 1998, 2143, 2179, 2198, 2488, 2487, 2925, 2979, 2993, 2995, 2996, 2998, 3498, 3902, 3982, 3996, 4395, 4735, 5204, 5980, 6498}
+
+func nearestDisplacement(cc float64) int {
+	best := displacements[0]
+	for _, d := range displacements {
+		if math.Abs(float64(d)-cc) < math.Abs(float64(best)-cc) {
+			best = d
+		}
+	}
+	return best
+}
+
+func batteryFor(seg byte, year int, r *rng) float64 {
+	base := map[byte][2]float64{'A': {24, 37}, 'B': {40, 56}, 'C': {52, 82}, 'D': {64, 100}, 'E': {84, 110}, 'F': {100, 120}, 'S': {75, 95}, 'V': {50, 77}}[seg]
+	b := r.between(base[0], base[1])
+	if year < 2017 {
+		b *= 0.45
+	} else if year < 2020 {
+		b *= 0.8
+	}
+	return roundTo(b, 0.1)
+}
+
+// performance derives transmission-dependent top speed, acceleration,
+// consumption, emissions, range and charging.
+func (c *car) performance(r *rng) {
+	area := c.width / 1000 * c.height / 1000 * 0.84
+	c.topSpeed = 40.5 * math.Cbrt(c.kw/(c.cd*area))
+	if c.isEV() {
+		c.topSpeed = math.Min(c.topSpeed*0.9, r.between(150, 200)+math.Max(0, c.kw-200)*0.2)
+	}
+	if (c.brand == "bmw" || c.brand == "mercedes-benz" || c.brand == "audi" || c.brand == "volvo") && c.topSpeed > 250 && c.segment != 'S' {
+		c.topSpeed = 250
+	}
+	if c.brand == "volvo" && c.year >= 2020 {
+		c.topSpeed = math.Min(c.topSpeed, 180)
+	}
+	if c.body == "van" {
+		c.topSpeed = math.Min(c.topSpeed, 185)
+	}
+	c.topSpeed = math.Round(c.topSpeed)
+
+	ratio := c.weight / c.kw
+	c.accel = math.Pow(ratio, 0.85) * 1.02
+	if c.isEV() || c.isFCEV() {
+		c.accel *= 0.88
+	}
+	if c.drive == "all" {
+		c.accel *= 0.95
+	}
+	if c.transmission == "manual" {
+		c.accel *= 1.03
+	}
+	c.accel = math.Max(2.0, roundTo(c.accel*r.normal(1, 0.03), 0.1))
+
+	// WLTP combined consumption of the combustion engine.
+	l := 1.8 + 0.0022*c.weight + 0.008*c.kw + 0.012*math.Max(0, c.kw-150) + (c.cd-0.3)*8
+	switch c.fuel {
+	case "diesel":
+		l *= 0.8
+	case "mild_hybrid":
+		l *= 0.93
+	case "hybrid":
+		l *= 0.76
+	case "lpg":
+		l *= 1.25
+	case "ethanol":
+		l *= 1.38
+	case "cng":
+		l *= 0.66 // kg/100 km
+	case "hydrogen":
+		l = 0.75 + c.weight*0.00012 // kg/100 km
+	}
+	l *= r.normal(1, 0.04)
+	c.consumption = roundTo(l, 0.1)
+	co2Per := map[string]float64{"petrol": 23.8, "diesel": 26.5, "mild_hybrid": 23.8, "hybrid": 23.8, "lpg": 16.6, "ethanol": 17.0, "cng": 27.0, "plug_in_hybrid": 23.8}
+	c.co2 = math.Round(c.consumption * co2Per[c.fuel])
+
+	if c.isEV() || c.isPHEV() {
+		c.energy = roundTo((7+0.0048*c.weight+(c.cd-0.28)*20)*r.normal(1, 0.04), 0.1)
+		if c.isPHEV() {
+			c.energy = roundTo(c.energy*1.12, 0.1)
+		}
+		net := c.batteryKWh * 0.92
+		c.elecRange = math.Round(net / c.energy * 100)
+		c.acKW = 11
+		switch {
+		case c.year < 2016:
+			c.acKW = pick(r, []float64{3.7, 6.6, 7.4})
+		case c.isPHEV():
+			c.acKW = pick(r, []float64{3.7, 7.4, 7.4, 11})
+		case r.chance(0.12):
+			c.acKW = 22
+		}
+		if c.isEV() {
+			c.dcKW = 50
+			if c.year >= 2018 {
+				c.dcKW = math.Round(c.batteryKWh*r.between(1.3, 2.6)/5) * 5
+			}
+			if c.year >= 2020 && c.premium >= 0.8 && r.chance(0.5) {
+				c.dcKW = math.Round(r.between(230, 320)/5) * 5
+			}
+		} else if c.year >= 2022 && r.chance(0.3) {
+			c.dcKW = math.Round(r.between(40, 60)/5) * 5
+		}
+	}
+	if c.isPHEV() {
+		// Weighted WLTP consumption of a plug-in hybrid.
+		c.co2 = math.Round(math.Max(8, 60-c.elecRange*0.55+r.normal(0, 4)))
+	}
+	if c.isEV() || c.isFCEV() {
+		c.co2 = 0
+	}
+}
+
+// pricing sets the Dutch list price in euros.
+func (c *car) pricing(r *rng) {
+	base := 6500 + 118*c.hp
+	base *= 1 + 0.35*c.premium
+	if budgetBrand[c.brand] {
+		base *= 0.72
+	}
+	switch c.fuel {
+	case "electric":
+		base *= 1.15
+	case "plug_in_hybrid":
+		base *= 1.2
+	case "hybrid":
+		base *= 1.08
+	case "hydrogen":
+		base = 72000
+	}
+	base *= 1 + 0.06*float64(c.trim)
+	infl := clamp(0.5+0.5*float64(c.year-1990)/34, 0.5, 1.05)
+	c.price = math.Round(base*infl*r.normal(1, 0.05)/50)*50 - 10
+}

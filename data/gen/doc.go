@@ -1,0 +1,21 @@
+// Package gen is the deterministic generator of the synthetic catalogue: from
+// a seed it produces a dataset.Set with the exact shape and size of the real
+// catalogue (1,357 models, 5,428 generations, 103,372 variants at scale 1),
+// real brand and model names, and coherent figures (power in kW and hp agree,
+// performance fits power and weight, EVs have batteries and no fuel
+// consumption, plug-in hybrids have both, combustion cars have displacement,
+// consumption and CO2, dimensions and weights fit the body type).
+//
+// Determinism: every entity draws from its own random stream seeded by the
+// catalogue seed and its stable id, so the same seed gives the same catalogue
+// and the same snapshot bytes. The entities of the frozen demo set (see
+// demo.go) draw from a fixed seed instead, so the 40 demo cars are identical
+// under any seed and any scale.
+//
+// Stable ids are hierarchical: model = brand id*1000 + position of the model
+// within its brand in the vocabulary files; generation = model*100 + ordinal;
+// variant = generation*100 + ordinal. They never depend on which other
+// entities a scaled-down catalogue keeps.
+//
+// The package imports data/vocab, data/dataset and the standard library.
+package gen

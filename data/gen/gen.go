@@ -1,0 +1,477 @@
+package gen
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vspec/catalogue/data/dataset"
+	"github.com/vspec/catalogue/data/vocab"
+)
+
+// Sizes of the full catalogue (scale 1).
+const (
+	FullModels      = 1357
+	FullGenerations = 5428
+	FullVariants    = 103372
+)
+
+// Limits of the hierarchical id scheme.
+const (
+	maxModelsPerBrand    = 999
+	maxGenerationsPerMod = 99
+	maxVariantsPerGen    = 99
+)
+
+// Options configures a generation run. The zero value is usable after
+// SetDefaults.
+type Options struct {
+	// Seed selects the catalogue; the same seed gives the same catalogue.
+	// Default 1.
+	Seed uint64
+	// Scale multiplies the entity counts; 1 is the full catalogue. Small
+	// scales (0.01 gives about 1,000 variants) are for tests. Default 1.
+	Scale float64
+	// CDNBase prefixes image URLs. Default "https://cdn.vspec.example/img".
+	CDNBase string
+	// SyncedAt is the catalogue's last sync time; variants were synced up to
+	// 120 days before it. Default 2026-11-01T03:00:00Z.
+	SyncedAt time.Time
+	// Progress, when set, is called now and then with the number of
+	// variants generated so far and the total.
+	Progress func(done, total int)
+}
+
+// SetDefaults fills the zero fields of o.
+func (o *Options) SetDefaults() {
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Scale == 0 {
+		o.Scale = 1
+	}
+	if o.CDNBase == "" {
+		o.CDNBase = "https://cdn.vspec.example/img"
+	}
+	o.CDNBase = strings.TrimRight(o.CDNBase, "/")
+	if o.SyncedAt.IsZero() {
+		o.SyncedAt = time.Date(2026, 11, 1, 3, 0, 0, 0, time.UTC)
+	}
+}
+
+// Targets returns the entity counts for a scale: exact sizes at scale 1, and
+// at least enough for the demo set below it.
+func Targets(scale float64) (models, generations, variants int) {
+	if scale == 1 {
+		return FullModels, FullGenerations, FullVariants
+	}
+	models = max(int(math.Round(FullModels*scale)), len(DemoModels))
+	generations = max(int(math.Round(FullGenerations*scale)), 2*models)
+	variants = max(int(math.Round(FullVariants*scale)), 2*generations)
+	return models, generations, variants
+}
+
+// Generate builds a catalogue from v.
+func Generate(v *vocab.Vocabulary, opts Options) (*dataset.Set, error) {
+	opts.SetDefaults()
+	if opts.Scale <= 0 || opts.Scale > 1 {
+		return nil, fmt.Errorf("scale %v out of range (0, 1]", opts.Scale)
+	}
+	g := &generator{v: v, opts: opts, rng: newRNG()}
+	g.init()
+	nModels, nGens, nVariants := Targets(opts.Scale)
+	if err := g.pickModels(nModels); err != nil {
+		return nil, err
+	}
+	if err := g.allocateGenerations(nGens); err != nil {
+		return nil, err
+	}
+	if err := g.allocateVariants(nVariants); err != nil {
+		return nil, err
+	}
+	g.set = &dataset.Set{
+		Seed: opts.Seed, Scale: opts.Scale, SyncedAt: opts.SyncedAt.Unix(), CDNBase: opts.CDNBase, Vocab: v,
+	}
+	g.emitHierarchy()
+	if err := g.emitVariants(); err != nil {
+		return nil, err
+	}
+	return g.set, nil
+}
+
+type generator struct {
+	v    *vocab.Vocabulary
+	opts Options
+	rng  *rng
+	set  *dataset.Set
+
+	brandRow  map[string]int // brand slug -> index in v.Brands
+	models    []*modelPlan
+	demoIndex map[string]int // "brand\tmodel" -> index in DemoModels
+
+	spec  specIndexes
+	texts map[string]int32
+}
+
+type modelPlan struct {
+	seed     vocab.ModelSeed
+	brand    *vocab.Brand
+	id       uint32
+	ordinal  int // position within the brand in the vocabulary, 1-based
+	demo     int // index in DemoModels, -1 when not a demo model
+	gens     []*genPlan
+	baseGens int
+}
+
+type genPlan struct {
+	model      *modelPlan
+	id         uint32
+	name, slug string
+	yearStart  int
+	yearEnd    int // 0 while in production
+	variants   int
+	base       int
+	demoFuels  []string // fuels forced on the first variants, demo only
+}
+
+func (g *generator) seedFor(demo bool) uint64 {
+	if demo {
+		return DemoSeed
+	}
+	return g.opts.Seed
+}
+
+func (g *generator) init() {
+	g.brandRow = map[string]int{}
+	for i, b := range g.v.Brands {
+		g.brandRow[b.Slug] = i
+	}
+	g.demoIndex = map[string]int{}
+	for i, d := range DemoModels {
+		g.demoIndex[d.Brand+"\t"+d.Model] = i
+	}
+	g.spec = resolveSpecs(g.v)
+	g.texts = map[string]int32{}
+}
+
+// pickModels selects n models: the demo models always, then round-robin over
+// brands by popularity (every brand's first model, then every brand's second,
+// ...), so a scaled-down catalogue keeps the big brands' best-known models.
+func (g *generator) pickModels(n int) error {
+	type cand struct {
+		plan  *modelPlan
+		round int
+		pop   int
+	}
+	var cands []cand
+	ordinal := map[string]int{}
+	for _, ms := range g.v.Models {
+		ordinal[ms.Brand]++
+		b := &g.v.Brands[g.brandRow[ms.Brand]]
+		o := ordinal[ms.Brand]
+		if o > maxModelsPerBrand {
+			return fmt.Errorf("brand %s has more than %d models", b.Slug, maxModelsPerBrand)
+		}
+		demo := -1
+		if d, ok := g.demoIndex[ms.Brand+"\t"+ms.Name]; ok {
+			demo = d
+		}
+		p := &modelPlan{seed: ms, brand: b, ordinal: o, demo: demo, id: b.ID*1000 + uint32(o)}
+		cands = append(cands, cand{p, o, b.Popularity})
+	}
+	if len(cands) < n {
+		return fmt.Errorf("the vocabulary lists %d models, %d are needed", len(cands), n)
+	}
+	found := 0
+	for _, c := range cands {
+		if c.plan.demo >= 0 {
+			found++
+		}
+	}
+	if found != len(DemoModels) {
+		return fmt.Errorf("the vocabulary lists %d of the %d demo models", found, len(DemoModels))
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		ci, cj := cands[i], cands[j]
+		if (ci.plan.demo >= 0) != (cj.plan.demo >= 0) {
+			return ci.plan.demo >= 0
+		}
+		if ci.round != cj.round {
+			return ci.round < cj.round
+		}
+		return ci.pop < cj.pop
+	})
+	for _, c := range cands[:n] {
+		g.models = append(g.models, c.plan)
+	}
+	sort.Slice(g.models, func(i, j int) bool { return g.models[i].id < g.models[j].id })
+	return nil
+}
+
+func endYear(y int) int {
+	if y == 0 {
+		return 2026
+	}
+	return y
+}
+
+// allocateGenerations gives every model a generation count derived from its
+// production span, then adjusts the non-demo models so the total is exact.
+func (g *generator) allocateGenerations(total int) error {
+	sum := 0
+	for _, m := range g.models {
+		g.rng.seed(g.seedFor(m.demo >= 0), uint64(m.id), 1)
+		span := endYear(m.seed.YearEnd) - m.seed.YearStart + 1
+		life := g.rng.between(2.6, 4.6)
+		n := int(math.Round(float64(span) / life))
+		n = max(1, min(n, maxGenerationsPerMod))
+		if m.demo >= 0 {
+			n = max(n, 2)
+		}
+		m.baseGens = n
+		sum += n
+	}
+	counts := make([]int, len(g.models))
+	for i, m := range g.models {
+		counts[i] = m.baseGens
+	}
+	// Adjust by spreading the difference over non-demo models, those with
+	// the most years per generation first when adding, the fewest when removing.
+	adjustable := make([]int, 0, len(g.models))
+	for i, m := range g.models {
+		if m.demo < 0 {
+			adjustable = append(adjustable, i)
+		}
+	}
+	ratio := func(i int) float64 {
+		m := g.models[i]
+		return float64(endYear(m.seed.YearEnd)-m.seed.YearStart+1) / float64(counts[i])
+	}
+	// Below scale 1 the target is a floor: demo models keep their
+	// generations and every other model needs at least one.
+	fixed := sum
+	for _, i := range adjustable {
+		fixed -= counts[i] - 1
+	}
+	total = max(total, fixed)
+	if err := adjust(counts, adjustable, total-sum, 1, maxGenerationsPerMod, ratio); err != nil {
+		return fmt.Errorf("cannot allocate %d generations over %d models: %w", total, len(g.models), err)
+	}
+	for i, m := range g.models {
+		g.planGenerations(m, counts[i])
+	}
+	return nil
+}
+
+// adjust adds (diff > 0) or removes (diff < 0) one unit at a time from the
+// candidates, keeping each count within [lo, hi], choosing the candidate
+// with the highest score when adding and the lowest when removing.
+func adjust(counts []int, cands []int, diff, lo, hi int, score func(i int) float64) error {
+	for diff != 0 {
+		best, bestScore := -1, 0.0
+		for _, i := range cands {
+			if (diff > 0 && counts[i] >= hi) || (diff < 0 && counts[i] <= lo) {
+				continue
+			}
+			s := score(i)
+			if diff < 0 {
+				s = -s
+			}
+			if best < 0 || s > bestScore {
+				best, bestScore = i, s
+			}
+		}
+		if best < 0 {
+			return fmt.Errorf("%d units left over", diff)
+		}
+		step := 1
+		if diff < 0 {
+			step = -1
+		}
+		counts[best] += step
+		diff -= step
+	}
+	return nil
+}
+
+var roman = []string{"", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV", "XV", "XVI", "XVII", "XVIII", "XIX", "XX"}
+
+// planGenerations splits the model's production years over n generations,
+// alternating new marks and facelifts, and names them "Golf VII",
+// "Golf VII Facelift".
+func (g *generator) planGenerations(m *modelPlan, n int) {
+	r := g.rng
+	r.seed(g.seedFor(m.demo >= 0), uint64(m.id), 2)
+	start, end := m.seed.YearStart, endYear(m.seed.YearEnd)
+	span := float64(end - start)
+	// Models already on sale in 1990 started earlier: their first mark in
+	// the catalogue is not the first mark ever.
+	mark := 1
+	if start <= 1990 {
+		mark += r.intBetween(1, 3)
+	}
+	facelift := false
+	for i := 0; i < n; i++ {
+		ys := start + int(math.Round(span*float64(i)/float64(n)))
+		ye := start + int(math.Round(span*float64(i+1)/float64(n)))
+		gp := &genPlan{model: m, id: m.id*100 + uint32(i+1), yearStart: ys, yearEnd: ye}
+		if i == n-1 && m.seed.YearEnd == 0 {
+			gp.yearEnd = 0
+		}
+		name := m.seed.Name + " " + roman[min(mark, len(roman)-1)]
+		if facelift {
+			name += " Facelift"
+		}
+		gp.name = name
+		gp.slug = slugify(name)
+		m.gens = append(m.gens, gp)
+		// Most marks get a facelift when there is room.
+		if !facelift && i < n-1 && r.chance(0.75) {
+			facelift = true
+		} else {
+			facelift = false
+			mark++
+		}
+	}
+	if m.demo >= 0 {
+		d := DemoModels[m.demo]
+		last := len(m.gens) - 1
+		m.gens[last-1].demoFuels = d.Fuels[0][:]
+		m.gens[last].demoFuels = d.Fuels[1][:]
+	}
+}
+
+// variantWeight is how many variants a generation of this segment and
+// powertrain typically has, relative to the average.
+func variantWeight(seg byte, pt string, years int) float64 {
+	w := map[byte]float64{'A': 0.6, 'B': 1.0, 'C': 1.4, 'D': 1.3, 'E': 1.1, 'F': 0.7, 'S': 0.45, 'V': 0.9}[seg]
+	switch pt {
+	case "ev", "fcev", "phev":
+		w *= 0.45
+	case "hybrid":
+		w *= 0.7
+	case "mixed":
+		w *= 1.25
+	}
+	return w * (0.6 + 0.2*math.Min(float64(years), 4))
+}
+
+// allocateVariants gives every generation a variant count, then adjusts the
+// non-demo generations so the total is exact.
+func (g *generator) allocateVariants(total int) error {
+	var gens []*genPlan
+	for _, m := range g.models {
+		gens = append(gens, m.gens...)
+	}
+	weights := make([]float64, len(gens))
+	wsum := 0.0
+	for i, gp := range gens {
+		years := endYear(gp.yearEnd) - gp.yearStart + 1
+		weights[i] = variantWeight(gp.model.seed.Segment, gp.model.seed.Powertrain, years)
+		wsum += weights[i]
+	}
+	mean := float64(total) / float64(len(gens))
+	counts := make([]int, len(gens))
+	sum := 0
+	var adjustable []int
+	for i, gp := range gens {
+		demo := gp.model.demo >= 0
+		g.rng.seed(g.seedFor(demo), uint64(gp.id), 3)
+		// Demo generations are sized from the full-catalogue mean so they
+		// do not change with the scale.
+		m := mean
+		if demo {
+			m = float64(FullVariants) / float64(FullGenerations)
+		}
+		expect := m * weights[i] / (wsum / float64(len(gens)))
+		if demo {
+			expect = m * weights[i]
+		}
+		n := int(math.Round(expect * g.rng.between(0.55, 1.45)))
+		n = max(1, min(n, maxVariantsPerGen))
+		if demo {
+			n = max(n, 2)
+		} else {
+			adjustable = append(adjustable, i)
+		}
+		counts[i] = n
+		sum += n
+	}
+	fixed := sum
+	for _, i := range adjustable {
+		fixed -= counts[i] - 1
+	}
+	total = max(total, fixed)
+	score := func(i int) float64 { return weights[i] / float64(counts[i]) }
+	if err := adjust(counts, adjustable, total-sum, 1, maxVariantsPerGen, score); err != nil {
+		return fmt.Errorf("cannot allocate %d variants over %d generations: %w", total, len(gens), err)
+	}
+	for i, gp := range gens {
+		gp.variants = counts[i]
+	}
+	return nil
+}
+
+// emitHierarchy writes brand, model and generation rows.
+func (g *generator) emitHierarchy() {
+	s := g.set
+	brandRow := map[uint32]uint32{}
+	for _, m := range g.models {
+		if _, ok := brandRow[m.brand.ID]; !ok {
+			b := m.brand
+			brandRow[b.ID] = uint32(len(s.Brands))
+			s.Brands = append(s.Brands, dataset.Brand{
+				ID: b.ID, Slug: b.Slug, Name: b.Name, Names: b.Names,
+				Popularity: uint16(b.Popularity), Wikidata: b.Wikidata, Country: b.Country,
+			})
+		}
+		s.Models = append(s.Models, dataset.Model{
+			ID: m.id, Brand: brandRow[m.brand.ID], Name: m.seed.Name, Slug: slugify(m.seed.Name),
+		})
+		for _, gp := range m.gens {
+			s.Generations = append(s.Generations, dataset.Generation{
+				ID: gp.id, Model: uint32(len(s.Models) - 1), Name: gp.name, Slug: gp.slug,
+				YearStart: uint16(gp.yearStart), YearEnd: uint16(gp.yearEnd),
+			})
+		}
+	}
+}
+
+// slugify lower-cases s, folds common Latin diacritics and joins words with
+// hyphens: "Mégane E-Tech" -> "megane-e-tech", "3 Series" -> "3-series".
+func slugify(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if f, ok := foldLatin[r]; ok {
+			b.WriteString(f)
+			dash = false
+			continue
+		}
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			dash = false
+			continue
+		}
+		if r == '+' {
+			b.WriteString("-plus")
+			dash = false
+			continue
+		}
+		if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimRight(b.String(), "-")
+}
+
+var foldLatin = map[rune]string{
+	'à': "a", 'á': "a", 'â': "a", 'ã': "a", 'ä': "a", 'å': "a", 'æ': "ae", 'ç': "c", 'č': "c", 'ć': "c",
+	'è': "e", 'é': "e", 'ê': "e", 'ë': "e", 'ě': "e", 'ì': "i", 'í': "i", 'î': "i", 'ï': "i", 'ñ': "n",
+	'ò': "o", 'ó': "o", 'ô': "o", 'õ': "o", 'ö': "o", 'ø': "o", 'ù': "u", 'ú': "u", 'û': "u", 'ü': "u",
+	'ý': "y", 'ÿ': "y", 'š': "s", 'ś': "s", 'ž': "z", 'ź': "z", 'ż': "z", 'ł': "l", 'ř': "r", 'ß': "ss",
+	'đ': "d", 'ő': "o", 'ű': "u", 'ę': "e", 'ą': "a", 'ń': "n", 'ş': "s", 'ğ': "g", 'ı': "i",
+}

@@ -1,0 +1,19 @@
+// Package vocab owns the catalogue's vocabularies: the 20 locales, the spec
+// dictionary (232 spec types in 21 groups), the enumerations (fuel types, body
+// types, drivetrains, ...), the brands and the list of real model names the
+// generator draws from, with display labels in every locale.
+//
+// Everything is plain data kept in tab-separated files next to this package
+// and embedded at build time, so a translator or a data editor can change a
+// label without touching Go code:
+//
+//	specs.tsv        spec types: key, group, kind, unit, scale, enum, applicability, export module, generator hint, English name
+//	groups.tsv       spec groups in display order
+//	enums.tsv        enumerated values: group, English slug, English label
+//	labels/<loc>.tsv labels of groups, specs and enum values per locale (same rows as labels/en.tsv)
+//	brands.tsv       brands: public id, slug, name, country, popularity, naming style, Wikidata id, localized names
+//	models_*.tsv     real model names per brand with body, segment, years and powertrain class
+//
+// The package imports only the standard library. It must not import the
+// engine, the loader or anything under httpd.
+package vocab

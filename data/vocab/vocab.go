@@ -1,0 +1,539 @@
+package vocab
+
+import (
+	"bufio"
+	"bytes"
+	"embed"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+//go:embed *.tsv labels/*.tsv
+var files embed.FS
+
+// Locales lists the published locales in the order used by every per-locale
+// table of the catalogue. The order is part of the snapshot format.
+var Locales = [NumLocales]string{"ar", "bg", "cs", "da", "de", "el", "en", "es", "fr", "hr", "hu", "it", "no", "pl", "pt", "ro", "sk", "sr", "sv", "tr"}
+
+// NumLocales is the number of published locales.
+const NumLocales = 20
+
+// En is the index of English in Locales: the fallback locale.
+const En = 6
+
+// LocaleIndex returns the index of locale in Locales.
+func LocaleIndex(locale string) (int, bool) {
+	for i, l := range Locales {
+		if l == locale {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Kind is the value kind of a spec type.
+type Kind uint8
+
+// Value kinds. The numeric values are part of the snapshot format.
+const (
+	KindNumber Kind = 1 // decimal number stored as an integer scaled by 10^Scale
+	KindInt    Kind = 2 // integer
+	KindBool   Kind = 3 // boolean stored as 0 or 1
+	KindEnum   Kind = 4 // index into the values of the spec's enum group
+	KindText   Kind = 5 // index into the catalogue's text dictionary
+)
+
+var kindNames = [...]string{KindNumber: "num", KindInt: "int", KindBool: "bool", KindEnum: "enum", KindText: "text"}
+
+// String returns the kind's short name as written in specs.tsv.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseKind parses a kind name of specs.tsv.
+func ParseKind(s string) (Kind, bool) {
+	for k, n := range kindNames {
+		if n != "" && n == s {
+			return Kind(k), true
+		}
+	}
+	return 0, false
+}
+
+// Labels holds one display string per locale, indexed like Locales.
+type Labels [NumLocales]string
+
+// Group is a spec group such as "engine" or "safety".
+type Group struct {
+	Key    string
+	Labels Labels
+}
+
+// SpecType is one entry of the spec dictionary.
+type SpecType struct {
+	Key     string
+	Group   int    // index into Vocabulary.Groups
+	Kind    Kind   // value kind
+	Unit    string // unit symbol, "" when the value has none
+	Scale   uint8  // decimals of a KindNumber value
+	Enum    int    // index into Vocabulary.Enums for KindEnum, else -1
+	Applies string // generator applicability conditions, comma-separated (see data/gen)
+	Module  string // licensed-export module the spec belongs to
+	Gen     string // generator hint: "fn" or "eq:base:gain:since[:must]"
+	Labels  Labels
+}
+
+// EnumGroup is an enumeration such as "fuel" with its values in display order.
+type EnumGroup struct {
+	Key    string
+	Values []EnumValue
+}
+
+// EnumValue is one value of an enumeration.
+type EnumValue struct {
+	Slug   string // stable English slug, e.g. "plug_in_hybrid"
+	Labels Labels
+}
+
+// Brand is a car brand with its public integer id.
+type Brand struct {
+	ID         uint32
+	Slug       string
+	Name       string
+	Country    string
+	Popularity int    // 1 is the most popular
+	Style      string // naming style of variant names, see data/gen
+	Wikidata   string // Wikidata item id such as "Q246", "" when not known for certain
+	Names      Labels // localized display names; "" where the locale writes the Latin name
+}
+
+// ModelSeed is a real model name the generator may use.
+type ModelSeed struct {
+	Brand      string // brand slug
+	Name       string
+	Body       string // slug of the "body" enum
+	Segment    byte   // A..F, S (sports), V (commercial)
+	YearStart  int
+	YearEnd    int    // 0 when still in production
+	Powertrain string // petrol, ice, mixed, hybrid, phev, ev, fcev
+}
+
+// Vocabulary is the parsed content of the embedded files. It is immutable
+// after Load returns.
+type Vocabulary struct {
+	Groups []Group
+	Specs  []SpecType
+	Enums  []EnumGroup
+	Brands []Brand
+	Models []ModelSeed
+
+	specIndex map[string]int
+	enumIndex map[string]int
+	intl      map[labelRef]bool
+}
+
+type labelRef struct {
+	locale    int
+	kind, key string
+}
+
+// SpecIndex returns the index of the spec type with the given key.
+func (v *Vocabulary) SpecIndex(key string) (int, bool) {
+	i, ok := v.specIndex[key]
+	return i, ok
+}
+
+// MustSpec returns the index of a spec type the caller knows exists.
+func (v *Vocabulary) MustSpec(key string) int {
+	i, ok := v.specIndex[key]
+	if !ok {
+		panic("BUG: unknown spec key " + key)
+	}
+	return i
+}
+
+// EnumIndex returns the index of the enum group with the given key.
+func (v *Vocabulary) EnumIndex(key string) (int, bool) {
+	i, ok := v.enumIndex[key]
+	return i, ok
+}
+
+// EnumValueIndex returns the index of value slug within enum group key.
+func (v *Vocabulary) EnumValueIndex(group, slug string) (int, bool) {
+	g, ok := v.enumIndex[group]
+	if !ok {
+		return 0, false
+	}
+	for i, ev := range v.Enums[g].Values {
+		if ev.Slug == slug {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// MustEnumValue returns the index of a value the caller knows exists.
+func (v *Vocabulary) MustEnumValue(group, slug string) int {
+	i, ok := v.EnumValueIndex(group, slug)
+	if !ok {
+		panic("BUG: unknown enum value " + group + "." + slug)
+	}
+	return i
+}
+
+// DeclaredInternational reports whether the label file of locale marks the
+// label of (kind, key) as deliberately identical to English ("intl").
+func (v *Vocabulary) DeclaredInternational(locale int, kind, key string) bool {
+	return v.intl[labelRef{locale, kind, key}]
+}
+
+var (
+	loadOnce sync.Once
+	loaded   *Vocabulary
+	loadErr  error
+)
+
+// Default returns the embedded vocabulary, parsed once. It panics if the
+// embedded files are inconsistent: the tests of this package make sure they
+// are not.
+func Default() *Vocabulary {
+	loadOnce.Do(func() { loaded, loadErr = Load() })
+	if loadErr != nil {
+		panic("BUG: embedded vocabulary is invalid: " + loadErr.Error())
+	}
+	return loaded
+}
+
+// Load parses the embedded files.
+func Load() (*Vocabulary, error) {
+	v := &Vocabulary{specIndex: map[string]int{}, enumIndex: map[string]int{}, intl: map[labelRef]bool{}}
+	if err := v.loadGroups(); err != nil {
+		return nil, err
+	}
+	if err := v.loadEnums(); err != nil {
+		return nil, err
+	}
+	if err := v.loadSpecs(); err != nil {
+		return nil, err
+	}
+	for li := range Locales {
+		if err := v.loadLabels(li); err != nil {
+			return nil, err
+		}
+	}
+	if err := v.loadBrands(); err != nil {
+		return nil, err
+	}
+	if err := v.loadModels(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// rows reads a tab-separated embedded file, skipping comments and blank
+// lines, and checks that every row has between min and max fields.
+func rows(name string, min, max int, fn func(line int, f []string) error) error {
+	b, err := files.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", name, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) < min || len(f) > max {
+			return fmt.Errorf("%s:%d: %d fields, want %d to %d", name, n, len(f), min, max)
+		}
+		for len(f) < max {
+			f = append(f, "")
+		}
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		if err := fn(n, f); err != nil {
+			return fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+	}
+	return sc.Err()
+}
+
+func (v *Vocabulary) loadGroups() error {
+	return rows("groups.tsv", 2, 2, func(_ int, f []string) error {
+		g := Group{Key: f[0]}
+		g.Labels[En] = f[1]
+		v.Groups = append(v.Groups, g)
+		return nil
+	})
+}
+
+func (v *Vocabulary) loadEnums() error {
+	return rows("enums.tsv", 3, 3, func(_ int, f []string) error {
+		gi, ok := v.enumIndex[f[0]]
+		if !ok {
+			gi = len(v.Enums)
+			v.enumIndex[f[0]] = gi
+			v.Enums = append(v.Enums, EnumGroup{Key: f[0]})
+		}
+		for _, ev := range v.Enums[gi].Values {
+			if ev.Slug == f[1] {
+				return fmt.Errorf("duplicate enum value %s.%s", f[0], f[1])
+			}
+		}
+		ev := EnumValue{Slug: f[1]}
+		ev.Labels[En] = f[2]
+		v.Enums[gi].Values = append(v.Enums[gi].Values, ev)
+		return nil
+	})
+}
+
+func (v *Vocabulary) loadSpecs() error {
+	groupIndex := map[string]int{}
+	for i, g := range v.Groups {
+		groupIndex[g.Key] = i
+	}
+	return rows("specs.tsv", 10, 10, func(_ int, f []string) error {
+		st := SpecType{Key: f[0], Unit: f[3], Applies: f[6], Module: f[7], Gen: f[8], Enum: -1}
+		st.Labels[En] = f[9]
+		if _, dup := v.specIndex[st.Key]; dup {
+			return fmt.Errorf("duplicate spec key %q", st.Key)
+		}
+		g, ok := groupIndex[f[1]]
+		if !ok {
+			return fmt.Errorf("spec %q: unknown group %q", st.Key, f[1])
+		}
+		st.Group = g
+		k, ok := ParseKind(f[2])
+		if !ok {
+			return fmt.Errorf("spec %q: unknown kind %q", st.Key, f[2])
+		}
+		st.Kind = k
+		if f[4] != "" {
+			s, err := strconv.ParseUint(f[4], 10, 8)
+			if err != nil || s > 4 {
+				return fmt.Errorf("spec %q: bad scale %q", st.Key, f[4])
+			}
+			st.Scale = uint8(s)
+		}
+		if (k == KindNumber) != (f[4] != "") {
+			return fmt.Errorf("spec %q: a scale is required for numbers and only for them", st.Key)
+		}
+		if k == KindEnum {
+			e, ok := v.enumIndex[f[5]]
+			if !ok {
+				return fmt.Errorf("spec %q: unknown enum group %q", st.Key, f[5])
+			}
+			st.Enum = e
+		} else if f[5] != "" {
+			return fmt.Errorf("spec %q: enum group on a %s spec", st.Key, k)
+		}
+		v.specIndex[st.Key] = len(v.Specs)
+		v.Specs = append(v.Specs, st)
+		return nil
+	})
+}
+
+// loadLabels fills the labels of locale li. English comes from the
+// dictionary files; labels/en.tsv must agree with them, and every other
+// locale must label exactly the same rows.
+func (v *Vocabulary) loadLabels(li int) error {
+	name := "labels/" + Locales[li] + ".tsv"
+	seen := map[string]bool{}
+	err := rows(name, 3, 4, func(_ int, f []string) error {
+		kind, key, label, note := f[0], f[1], f[2], f[3]
+		if label == "" {
+			return fmt.Errorf("empty label for %s %s", kind, key)
+		}
+		ref := kind + "\t" + key
+		if seen[ref] {
+			return fmt.Errorf("duplicate label for %s %s", kind, key)
+		}
+		seen[ref] = true
+		if note == "intl" {
+			v.intl[labelRef{li, kind, key}] = true
+		} else if note != "" {
+			return fmt.Errorf("unknown note %q", note)
+		}
+		dst, err := v.labelSlot(kind, key)
+		if err != nil {
+			return err
+		}
+		if li == En {
+			if dst[En] != label {
+				return fmt.Errorf("English label of %s %s is %q in the dictionary and %q here", kind, key, dst[En], label)
+			}
+			return nil
+		}
+		dst[li] = label
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if want := len(v.Groups) + len(v.Specs) + v.enumValueCount(); len(seen) != want {
+		return fmt.Errorf("%s: %d labels, want %d (every group, spec and enum value)", name, len(seen), want)
+	}
+	return nil
+}
+
+func (v *Vocabulary) enumValueCount() int {
+	n := 0
+	for _, g := range v.Enums {
+		n += len(g.Values)
+	}
+	return n
+}
+
+func (v *Vocabulary) labelSlot(kind, key string) (*Labels, error) {
+	switch kind {
+	case "group":
+		for i := range v.Groups {
+			if v.Groups[i].Key == key {
+				return &v.Groups[i].Labels, nil
+			}
+		}
+	case "spec":
+		if i, ok := v.specIndex[key]; ok {
+			return &v.Specs[i].Labels, nil
+		}
+	case "enum":
+		g, val, ok := strings.Cut(key, ".")
+		if ok {
+			if gi, ok := v.enumIndex[g]; ok {
+				for i := range v.Enums[gi].Values {
+					if v.Enums[gi].Values[i].Slug == val {
+						return &v.Enums[gi].Values[i].Labels, nil
+					}
+				}
+			}
+		}
+	default:
+		return nil, fmt.Errorf("unknown label kind %q", kind)
+	}
+	return nil, fmt.Errorf("label for unknown %s %q", kind, key)
+}
+
+func (v *Vocabulary) loadBrands() error {
+	localized := []int{mustLocale("bg"), mustLocale("sr"), mustLocale("el"), mustLocale("ar")}
+	seenID, seenSlug := map[uint32]bool{}, map[string]bool{}
+	err := rows("brands.tsv", 6, 11, func(_ int, f []string) error {
+		id, err := strconv.ParseUint(f[0], 10, 16)
+		if err != nil || id == 0 {
+			return fmt.Errorf("bad brand id %q", f[0])
+		}
+		pop, err := strconv.Atoi(f[4])
+		if err != nil || pop < 1 {
+			return fmt.Errorf("bad popularity %q", f[4])
+		}
+		b := Brand{ID: uint32(id), Slug: f[1], Name: f[2], Country: f[3], Popularity: pop, Style: f[5], Wikidata: f[6]}
+		if seenID[b.ID] || seenSlug[b.Slug] {
+			return fmt.Errorf("duplicate brand %d %q", b.ID, b.Slug)
+		}
+		seenID[b.ID], seenSlug[b.Slug] = true, true
+		if b.Wikidata != "" && !isQID(b.Wikidata) {
+			return fmt.Errorf("brand %q: bad Wikidata id %q", b.Slug, b.Wikidata)
+		}
+		for i, li := range localized {
+			b.Names[li] = f[7+i]
+		}
+		v.Brands = append(v.Brands, b)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(v.Brands, func(i, j int) bool { return v.Brands[i].ID < v.Brands[j].ID })
+	return nil
+}
+
+func isQID(s string) bool {
+	if len(s) < 2 || s[0] != 'Q' || s[1] == '0' {
+		return false
+	}
+	for _, c := range s[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func mustLocale(l string) int {
+	i, ok := LocaleIndex(l)
+	if !ok {
+		panic("BUG: unknown locale " + l)
+	}
+	return i
+}
+
+func (v *Vocabulary) loadModels() error {
+	brands := map[string]bool{}
+	for _, b := range v.Brands {
+		brands[b.Slug] = true
+	}
+	seen := map[string]bool{}
+	names, _ := files.ReadDir(".")
+	for _, de := range names {
+		if !strings.HasPrefix(de.Name(), "models_") || !strings.HasSuffix(de.Name(), ".tsv") {
+			continue
+		}
+		err := rows(de.Name(), 6, 7, func(_ int, f []string) error {
+			m := ModelSeed{Brand: f[0], Name: f[1], Body: f[2], Powertrain: f[6]}
+			if !brands[m.Brand] {
+				return fmt.Errorf("unknown brand %q", m.Brand)
+			}
+			if m.Name == "" {
+				return fmt.Errorf("empty model name")
+			}
+			if seen[m.Brand+"\t"+m.Name] {
+				return fmt.Errorf("duplicate model %s %q", m.Brand, m.Name)
+			}
+			seen[m.Brand+"\t"+m.Name] = true
+			if _, ok := v.EnumValueIndex("body", m.Body); !ok {
+				return fmt.Errorf("model %q: unknown body %q", m.Name, m.Body)
+			}
+			if len(f[3]) != 1 || !strings.Contains("ABCDEFSV", f[3]) {
+				return fmt.Errorf("model %q: unknown segment %q", m.Name, f[3])
+			}
+			m.Segment = f[3][0]
+			var err error
+			if m.YearStart, err = strconv.Atoi(f[4]); err != nil || m.YearStart < 1990 || m.YearStart > 2026 {
+				return fmt.Errorf("model %q: bad year_start %q", m.Name, f[4])
+			}
+			if f[5] != "" {
+				if m.YearEnd, err = strconv.Atoi(f[5]); err != nil || m.YearEnd < m.YearStart || m.YearEnd > 2026 {
+					return fmt.Errorf("model %q: bad year_end %q", m.Name, f[5])
+				}
+			}
+			switch m.Powertrain {
+			case "petrol", "ice", "mixed", "hybrid", "phev", "ev", "fcev":
+			default:
+				return fmt.Errorf("model %q: unknown powertrain %q", m.Name, m.Powertrain)
+			}
+			v.Models = append(v.Models, m)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	// Keep the file order within a brand, brands in id order: the position of
+	// a model within its brand is part of its stable id.
+	order := map[string]int{}
+	for i, b := range v.Brands {
+		order[b.Slug] = i
+	}
+	sort.SliceStable(v.Models, func(i, j int) bool { return order[v.Models[i].Brand] < order[v.Models[j].Brand] })
+	return nil
+}

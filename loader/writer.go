@@ -1,0 +1,265 @@
+package loader
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/vspec/catalogue/data/dataset"
+	"github.com/vspec/catalogue/data/vocab"
+)
+
+// Generator names the program that wrote a snapshot, recorded in META.
+const Generator = "vspec-catalogue/gen v1"
+
+// Encode returns the uncompressed payload of s.
+func Encode(s *dataset.Set) []byte {
+	v := s.Vocab
+	nVals := len(s.SpecKey)
+	e := &enc{b: make([]byte, 0, 64<<20)}
+	e.section("META", func() {
+		e.u64(s.Seed)
+		e.f64(s.Scale)
+		e.i64(s.SyncedAt)
+		e.str(s.CDNBase)
+		e.str(Generator)
+		for _, n := range []int{len(s.Brands), len(s.Models), len(s.Generations), len(s.Variants), nVals, len(s.ImageKey), len(s.Texts), vocab.NumLocales, len(v.Groups), len(v.Specs), len(v.Enums)} {
+			e.u32(uint32(n))
+		}
+	})
+	labels := func(l *vocab.Labels) {
+		for i := range l {
+			e.str(l[i])
+		}
+	}
+	e.section("LOCL", func() {
+		for _, l := range vocab.Locales {
+			e.str(l)
+		}
+	})
+	e.section("GRUP", func() {
+		for i := range v.Groups {
+			e.str(v.Groups[i].Key)
+			labels(&v.Groups[i].Labels)
+		}
+	})
+	e.section("ENUM", func() {
+		for _, g := range v.Enums {
+			e.str(g.Key)
+			e.uvarint(uint64(len(g.Values)))
+			for i := range g.Values {
+				e.str(g.Values[i].Slug)
+				labels(&g.Values[i].Labels)
+			}
+		}
+	})
+	e.section("SPEC", func() {
+		for i := range v.Specs {
+			st := &v.Specs[i]
+			e.str(st.Key)
+			e.u16(uint16(st.Group))
+			e.u8(uint8(st.Kind))
+			e.u8(st.Scale)
+			e.i16(int16(st.Enum))
+			e.str(st.Unit)
+			e.str(st.Module)
+			labels(&st.Labels)
+		}
+	})
+	e.section("BRND", func() {
+		for i := range s.Brands {
+			b := &s.Brands[i]
+			e.u32(b.ID)
+			e.str(b.Slug)
+			e.str(b.Name)
+			e.u16(b.Popularity)
+			e.str(b.Wikidata)
+			e.str(b.Country)
+			labels(&b.Names)
+		}
+	})
+	e.section("MODL", func() {
+		for _, m := range s.Models {
+			e.u32(m.ID)
+			e.u32(m.Brand)
+			e.str(m.Name)
+			e.str(m.Slug)
+		}
+	})
+	e.section("GENR", func() {
+		for _, g := range s.Generations {
+			e.u32(g.ID)
+			e.u32(g.Model)
+			e.str(g.Name)
+			e.str(g.Slug)
+			e.u16(g.YearStart)
+			e.u16(g.YearEnd)
+		}
+	})
+	e.section("VARI", func() {
+		vs := s.Variants
+		for i := range vs {
+			e.u32(vs[i].ID)
+		}
+		for i := range vs {
+			e.u32(vs[i].Generation)
+		}
+		for i := range vs {
+			e.str(vs[i].Name)
+		}
+		for _, col := range []func(*dataset.Variant) uint8{
+			func(x *dataset.Variant) uint8 { return x.Fuel },
+			func(x *dataset.Variant) uint8 { return x.Body },
+			func(x *dataset.Variant) uint8 { return x.Drive },
+			func(x *dataset.Variant) uint8 { return x.Transmission },
+		} {
+			for i := range vs {
+				e.u8(col(&vs[i]))
+			}
+		}
+		for _, col := range []func(*dataset.Variant) int32{
+			func(x *dataset.Variant) int32 { return x.PowerHP },
+			func(x *dataset.Variant) int32 { return x.TorqueNM },
+			func(x *dataset.Variant) int32 { return x.TopSpeedKMH },
+			func(x *dataset.Variant) int32 { return x.Accel100 },
+			func(x *dataset.Variant) int32 { return x.BatteryKWh },
+		} {
+			for i := range vs {
+				e.i32(col(&vs[i]))
+			}
+		}
+		for i := range vs {
+			b := uint8(0)
+			if vs[i].HasPrice {
+				b = 1
+			}
+			e.u8(b)
+		}
+		for i := range vs {
+			e.i32(vs[i].PriceEUR)
+		}
+		for i := range vs {
+			e.i32(vs[i].PriceAsOf)
+		}
+		for i := range vs {
+			e.i64(vs[i].SyncedAt)
+		}
+		for i := range vs {
+			e.uvarint(uint64(vs[i].SpecEnd - vs[i].SpecStart))
+		}
+		for i := range vs {
+			e.uvarint(uint64(vs[i].ImageEnd - vs[i].ImageStart))
+		}
+	})
+	e.section("VALS", func() {
+		// Group value positions by key, in variant order.
+		byKey := make([][]uint32, len(v.Specs))
+		rowOf := make([]uint32, nVals)
+		for r := range s.Variants {
+			for j := s.Variants[r].SpecStart; j < s.Variants[r].SpecEnd; j++ {
+				rowOf[j] = uint32(r)
+				byKey[s.SpecKey[j]] = append(byKey[s.SpecKey[j]], j)
+			}
+		}
+		for _, pos := range byKey {
+			e.uvarint(uint64(len(pos)))
+			prev := int64(-1)
+			for _, j := range pos {
+				e.uvarint(uint64(int64(rowOf[j]) - prev - 1))
+				prev = int64(rowOf[j])
+			}
+			pv := int64(0)
+			for _, j := range pos {
+				e.zvarint(int64(s.SpecVal[j]) - pv)
+				pv = int64(s.SpecVal[j])
+			}
+			for _, j := range pos {
+				e.u8(s.SpecConf[j])
+			}
+		}
+	})
+	e.section("TEXT", func() {
+		for _, t := range s.Texts {
+			e.str(t)
+		}
+	})
+	e.section("IMGS", func() {
+		for _, k := range s.ImageKey {
+			e.u32(k)
+		}
+		e.b = append(e.b, s.ImageRole...)
+	})
+	e.section("DEMO", func() {
+		e.uvarint(uint64(len(s.Demo)))
+		for _, r := range s.Demo {
+			e.uvarint(uint64(r))
+		}
+	})
+	e.section("END!", func() {})
+	return e.b
+}
+
+// Write writes s as a snapshot to w. The output is a function of s alone.
+func Write(w io.Writer, s *dataset.Set) error {
+	payload := Encode(s)
+	if len(payload) > MaxPayload {
+		return fmt.Errorf("cannot write snapshot: payload of %d bytes exceeds %d", len(payload), MaxPayload)
+	}
+	// One goroutine and fixed options: the frame is reproducible.
+	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true))
+	if err != nil {
+		return fmt.Errorf("cannot create zstd encoder: %w", err)
+	}
+	compressed := zw.EncodeAll(payload, make([]byte, 0, len(payload)/3))
+	zw.Close()
+	sum := sha256.Sum256(payload)
+	var h [headerSize]byte
+	copy(h[:8], magic)
+	binary.LittleEndian.PutUint32(h[8:], FormatVersion)
+	binary.LittleEndian.PutUint64(h[16:], uint64(len(compressed)))
+	binary.LittleEndian.PutUint64(h[24:], uint64(len(payload)))
+	copy(h[32:], sum[:])
+	if _, err := w.Write(h[:]); err != nil {
+		return fmt.Errorf("cannot write snapshot header: %w", err)
+	}
+	if _, err := io.Copy(w, bytes.NewReader(compressed)); err != nil {
+		return fmt.Errorf("cannot write snapshot payload: %w", err)
+	}
+	return nil
+}
+
+// WriteFile writes s to path atomically: into a temporary file in the same
+// directory, synced, then renamed over path, so a server reloading path
+// never sees a half-written file.
+func WriteFile(path string, s *dataset.Set) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".snapshot-*")
+	if err != nil {
+		return fmt.Errorf("cannot create temporary snapshot in %s: %w", dir, err)
+	}
+	defer os.Remove(f.Name())
+	if err := Write(f, s); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("cannot sync %s: %w", f.Name(), err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("cannot close %s: %w", f.Name(), err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("cannot move snapshot to %s: %w", path, err)
+	}
+	return nil
+}
