@@ -222,7 +222,7 @@ func (c *car) powertrain(r *rng) {
 	if c.body == "suv" {
 		lo, hi = lo*1.1, hi*1.05
 	}
-	hi *= 1 + 0.25*c.premium
+	hi *= 1 + 0.15*math.Min(c.premium, 1.5)
 	if budgetBrand[c.brand] {
 		hi = math.Max(lo*1.2, hi*0.6)
 	}
@@ -236,6 +236,9 @@ func (c *car) powertrain(r *rng) {
 		hi = math.Min(hi, 230)
 	}
 	era := clamp(0.6+0.4*float64(c.year-1990)/30, 0.6, 1.05)
+	if c.segment == 'V' {
+		era = math.Max(era, 0.8) // commercial engines were never tiny
+	}
 	// Trim and power rise together: a higher trim draws from the upper part.
 	q := clamp(c.trimLevel*0.6+r.float()*0.55, 0, 1)
 	hp := math.Exp(math.Log(lo)+(math.Log(hi)-math.Log(lo))*q*q) * era
@@ -251,6 +254,11 @@ func (c *car) powertrain(r *rng) {
 	case "hydrogen":
 		hp = r.between(150, 185)
 	}
+	ceiling := hpCeiling[c.segment]
+	if hypercarBrand[c.brand] {
+		ceiling = 1600
+	}
+	hp = math.Min(hp, ceiling*r.between(0.9, 1))
 	c.kw = math.Round(hp * 0.7355)
 	if c.kw < 25 {
 		c.kw = 25
@@ -300,7 +308,7 @@ func (c *car) powertrain(r *rng) {
 	case "electric":
 		c.motorKW = c.kw
 		c.torque = c.kw * r.between(2.0, 2.9)
-		c.batteryKWh = batteryFor(c.segment, c.year, r) * (1 + 0.2*c.premium)
+		c.batteryKWh = math.Min(batteryFor(c.segment, c.year, r)*(1+0.1*math.Min(c.premium, 1.5)), 123)
 	case "hydrogen":
 		c.motorKW = c.kw
 		c.torque = c.kw * r.between(2.5, 3.0)
@@ -322,8 +330,12 @@ func (c *car) powertrain(r *rng) {
 
 	// Weight: the platform's volume, then the powertrain.
 	vol := (c.length / 1000) * (c.width / 1000) * (c.height / 1000)
-	c.weight = 118*vol + 130 + float64(c.year-1990)*3.5
-	c.weight += map[string]float64{"suv": 140, "van": 300, "pickup": 550, "mpv": 90, "roadster": -120, "convertible": 90}[c.body]
+	perVolume := 118.0
+	if c.body == "van" {
+		perVolume = 72 // a van's volume is mostly empty load space
+	}
+	c.weight = perVolume*vol + 130 + float64(c.year-1990)*3.5
+	c.weight += map[string]float64{"suv": 140, "van": 300, "pickup": 330, "mpv": 90, "roadster": -120, "convertible": 90}[c.body]
 	if c.drive == "all" {
 		c.weight += 75
 	}
@@ -349,6 +361,11 @@ func (c *car) powertrain(r *rng) {
 	}
 	c.weight = math.Round(c.weight * r.normal(1, 0.025))
 }
+
+// hpCeiling is the most powerful variant a segment plausibly has.
+var hpCeiling = map[byte]float64{'A': 150, 'B': 260, 'C': 420, 'D': 620, 'E': 760, 'F': 800, 'S': 1000, 'V': 260}
+
+var hypercarBrand = map[string]bool{"bugatti": true, "koenigsegg": true, "rimac": true, "pagani": true, "hispano-suiza": true}
 
 var displacements = []int{998, 999, 1197, 1199, 1242, 1332, 1368, 1395, 1461, 1498, 1499, 1560, 1598, 1618, 1798, 1968, 1984, 1995, 1998, 2143, 2179, 2198, 2488, 2487, 2925, 2979, 2993, 2995, 2996, 2998, 3498, 3902, 3982, 3996, 4395, 4735, 5204, 5980, 6498}
 
@@ -390,7 +407,11 @@ func (c *car) performance(r *rng) {
 	if c.body == "van" {
 		c.topSpeed = math.Min(c.topSpeed, 185)
 	}
-	c.topSpeed = math.Round(c.topSpeed)
+	maxSpeed := 340.0
+	if hypercarBrand[c.brand] {
+		maxSpeed = 440
+	}
+	c.topSpeed = math.Round(math.Min(c.topSpeed, maxSpeed*r.between(0.95, 1)))
 
 	ratio := c.weight / c.kw
 	c.accel = math.Pow(ratio, 0.85) * 1.02

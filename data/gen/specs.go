@@ -58,7 +58,7 @@ func (c *car) flags() flags {
 	set(c.fuel == "hybrid" || c.isPHEV(), fFullHyb)
 	set(c.fuel == "hybrid" || c.fuel == "mild_hybrid", fLowHyb)
 	set(c.isPHEV(), fPHEV)
-	set(c.hasICE() && c.fuel != "cng", fLiquid)
+	set(c.hasICE(), fLiquid) // CNG cars are bi-fuel: they also burn petrol
 	set(c.fuel == "cng" || c.isFCEV(), fGas)
 	set(c.fuel == "diesel", fDiesel)
 	set(c.fuel == "cng", fCNG)
@@ -400,25 +400,25 @@ var valueFns = map[string]valueFn{
 		if c.isPHEV() {
 			return num(r.between(0.9, 2.1) * 10), true // weighted combined
 		}
-		return num(c.consumption * 10), true
+		return num(c.litres() * 10), true
 	},
 	"fuel_wltp_low_l_100km":        phase(1.32),
 	"fuel_wltp_medium_l_100km":     phase(1.0),
 	"fuel_wltp_high_l_100km":       phase(0.9),
 	"fuel_wltp_extra_high_l_100km": phase(1.17),
 	"fuel_wltp_cs_l_100km": func(c *car, r *rng, _ *generator) (int32, bool) {
-		return num(c.consumption * r.between(0.95, 1.15) * 10), true
+		return num(c.litres() * r.between(0.95, 1.15) * 10), true
 	},
 	"energy_wltp_kwh_100km": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.energy * 10), true },
 	"gas_wltp_kg_100km":     func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.consumption * 10), true },
 	"fuel_nedc_l_100km": func(c *car, _ *rng, _ *generator) (int32, bool) {
 		if c.isPHEV() {
-			return num(math.Max(1.3, c.consumption*0.3) * 10), true
+			return num(math.Max(1.3, c.litres()*0.3) * 10), true
 		}
-		return num(c.consumption * 0.86 * 10), true
+		return num(c.litres() * 0.86 * 10), true
 	},
-	"fuel_nedc_urban_l_100km":       func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.consumption * 0.86 * 1.3 * 10), true },
-	"fuel_nedc_extra_urban_l_100km": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.consumption * 0.86 * 0.8 * 10), true },
+	"fuel_nedc_urban_l_100km":       func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.litres() * 0.86 * 1.3 * 10), true },
+	"fuel_nedc_extra_urban_l_100km": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.litres() * 0.86 * 0.8 * 10), true },
 	"energy_nedc_kwh_100km":         func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.energy * 0.88 * 10), true },
 	"range_nedc_km":                 func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.elecRange * 1.22), true },
 	"co2_nedc_g_km":                 func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.co2 * 0.86), true },
@@ -759,6 +759,15 @@ var valueFns = map[string]valueFn{
 	},
 }
 
+// litres is the consumption in litres of liquid fuel per 100 km; a CNG
+// car's figure is for its petrol mode.
+func (c *car) litres() float64 {
+	if c.fuel == "cng" {
+		return c.consumption / 0.66
+	}
+	return c.consumption
+}
+
 func (c *car) ncapYear() int {
 	return c.year - (c.year % 4) + 1
 }
@@ -769,7 +778,7 @@ func phase(f float64) valueFn {
 		if c.fuel == "hybrid" && f > 1.2 {
 			x = 0.85 // hybrids are most frugal in town
 		}
-		return num(c.consumption * x * r.between(0.97, 1.03) * 10), true
+		return num(c.litres() * x * r.between(0.97, 1.03) * 10), true
 	}
 }
 

@@ -21,13 +21,20 @@ const (
 	presenceOptional = 0.79   // probability that any other applicable spec is
 )
 
+// alwaysSpecs identify a variant: every variant with specs records them
+// wherever they apply (a combustion car always has its displacement,
+// consumption and CO2; an EV its battery and range).
+var alwaysSpecs = map[string]bool{
+	"fuel_type": true, "power_kw": true, "power_hp": true, "transmission": true, "drive_wheel": true, "body_type": true,
+	"displacement_cc": true, "fuel_wltp_l_100km": true, "fuel_nedc_l_100km": true, "co2_wltp_g_km": true, "co2_nedc_g_km": true,
+	"battery_kwh": true, "range_wltp_km": true, "range_nedc_km": true, "electric_range_km": true, "gas_wltp_kg_100km": true,
+}
+
 // coreSpecs are recorded for almost every variant: they are what every
 // source publishes.
 var coreSpecs = map[string]bool{
-	"fuel_type": true, "power_kw": true, "power_hp": true, "torque_nm": true, "transmission": true, "drive_wheel": true,
-	"body_type": true, "top_speed_kmh": true, "accel_0_100_s": true, "length_mm": true, "width_mm": true, "height_mm": true,
-	"curb_weight_kg": true, "battery_kwh": true, "range_wltp_km": true, "displacement_cc": true, "seats": true, "doors": true,
-	"co2_wltp_g_km": true, "fuel_wltp_l_100km": true, "energy_wltp_kwh_100km": true, "electric_range_km": true,
+	"torque_nm": true, "top_speed_kmh": true, "accel_0_100_s": true, "length_mm": true, "width_mm": true, "height_mm": true,
+	"curb_weight_kg": true, "seats": true, "doors": true, "energy_wltp_kwh_100km": true, "cylinders": true, "fuel_tank_l": true,
 }
 
 type pendingVariant struct {
@@ -54,9 +61,16 @@ func (g *generator) emitVariants() error {
 	for i, f := range v.Enums[g.mustEnum("fuel")].Values {
 		fuelOrder[f.Slug] = i
 	}
-	core := make([]bool, len(v.Specs))
+	presence := make([]float64, len(v.Specs))
 	for i, st := range v.Specs {
-		core[i] = coreSpecs[st.Key]
+		switch {
+		case alwaysSpecs[st.Key]:
+			presence[i] = 1
+		case coreSpecs[st.Key]:
+			presence[i] = presenceCore
+		default:
+			presence[i] = presenceOptional
+		}
 	}
 	r := g.rng
 	genRow := uint32(0)
@@ -130,7 +144,7 @@ func (g *generator) emitVariants() error {
 				if pv.demo {
 					s.Demo = append(s.Demo, uint32(len(s.Variants)))
 				}
-				g.emitVariant(pv, id, genRow, seed, core)
+				g.emitVariant(pv, id, genRow, seed, presence)
 				done++
 				if g.opts.Progress != nil && done%2000 == 0 {
 					g.opts.Progress(done, total)
@@ -157,7 +171,7 @@ func (g *generator) mustEnum(key string) int {
 }
 
 // emitVariant appends the variant row, its spec values and its images.
-func (g *generator) emitVariant(pv *pendingVariant, id, genRow uint32, seed uint64, core []bool) {
+func (g *generator) emitVariant(pv *pendingVariant, id, genRow uint32, seed uint64, presence []float64) {
 	s, v, r, c := g.set, g.v, g.rng, &pv.c
 	r.seed(seed, uint64(id), 6)
 	row := dataset.Variant{
@@ -212,14 +226,8 @@ func (g *generator) emitVariant(pv *pendingVariant, id, genRow uint32, seed uint
 					continue
 				}
 				val = row.PriceEUR
-			} else if !pv.demo {
-				p := presenceOptional
-				if core[i] {
-					p = presenceCore
-				}
-				if !r.chance(p) {
-					continue
-				}
+			} else if !pv.demo && presence[i] < 1 && !r.chance(presence[i]) {
+				continue
 			}
 			conf := uint8(0)
 			if r.chance(shareUncertain) {
