@@ -108,9 +108,9 @@ type Columns struct {
 	VarAccel100     []int32 // tenths of a second
 	VarBatteryKWh   []int32 // tenths of a kWh
 	VarHasPrice     []bool
-	VarPriceEUR     []int32 // 0 = the source carries 0 (unknown)
-	VarPriceAsOf    []int32 // days since 1970-01-01
-	VarSyncedAt     []int64 // Unix seconds
+	VarPriceEUR     []int32  // 0 = the source carries 0 (unknown)
+	VarPriceAsOf    []int32  // days since 1970-01-01
+	VarSyncedAt     []int64  // Unix seconds
 	VarSpecOff      []uint32 // len = variants+1; values of row i are [VarSpecOff[i], VarSpecOff[i+1])
 	VarImageOff     []uint32 // len = variants+1
 
@@ -131,17 +131,17 @@ type Catalogue struct {
 	Columns
 
 	// Derived at New.
-	brandModels  []uint32 // span starts, len = brands+1
-	modelGens    []uint32 // len = models+1
-	genVariants  []uint32 // len = generations+1
-	varModel     []uint32 // model row of each variant (denormalised for filters)
-	brandBySlug  map[string]uint32
-	localeIndex  map[string]int
-	enLocale     int
-	fuelEnum     int
-	bodyEnum     int
-	driveEnum    int
-	transEnum    int
+	brandModels []uint32 // span starts, len = brands+1
+	modelGens   []uint32 // len = models+1
+	genVariants []uint32 // len = generations+1
+	varModel    []uint32 // model row of each variant (denormalised for filters)
+	brandBySlug map[string]uint32
+	localeIndex map[string]int
+	enLocale    int
+	fuelEnum    int
+	bodyEnum    int
+	driveEnum   int
+	transEnum   int
 
 	// Pre-escaped JSON strings (with quotes), per locale.
 	jsonSpecLabel  []Text

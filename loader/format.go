@@ -39,14 +39,14 @@ func corruptf(format string, args ...any) error {
 // enc appends the payload's primitive encodings.
 type enc struct{ b []byte }
 
-func (e *enc) u8(v uint8)   { e.b = append(e.b, v) }
-func (e *enc) u16(v uint16) { e.b = binary.LittleEndian.AppendUint16(e.b, v) }
-func (e *enc) u32(v uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
-func (e *enc) u64(v uint64) { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
-func (e *enc) i16(v int16)  { e.u16(uint16(v)) }
-func (e *enc) i32(v int32)  { e.u32(uint32(v)) }
-func (e *enc) i64(v int64)  { e.u64(uint64(v)) }
-func (e *enc) f64(v float64) { e.u64(math.Float64bits(v)) }
+func (e *enc) u8(v uint8)       { e.b = append(e.b, v) }
+func (e *enc) u16(v uint16)     { e.b = binary.LittleEndian.AppendUint16(e.b, v) }
+func (e *enc) u32(v uint32)     { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
+func (e *enc) u64(v uint64)     { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
+func (e *enc) i16(v int16)      { e.u16(uint16(v)) }
+func (e *enc) i32(v int32)      { e.u32(uint32(v)) }
+func (e *enc) i64(v int64)      { e.u64(uint64(v)) }
+func (e *enc) f64(v float64)    { e.u64(math.Float64bits(v)) }
 func (e *enc) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
 func (e *enc) zvarint(v int64)  { e.b = binary.AppendVarint(e.b, v) }
 func (e *enc) str(s string) {

@@ -169,7 +169,9 @@ func Decode(h Header, payload []byte) (engine.Columns, error) {
 		}
 	})
 	section(2, func() {
-		d.fits("groups", uint64(n.groups), 1+n.locales)
+		if !d.fits("groups", uint64(n.groups), 1+n.locales) {
+			return
+		}
 		lb := builders(n.groups, 16)
 		for i := 0; i < n.groups && d.err == nil; i++ {
 			c.Groups = append(c.Groups, d.str())
@@ -178,9 +180,10 @@ func Decode(h Header, payload []byte) (engine.Columns, error) {
 		c.GroupLabels = texts(lb)
 	})
 	section(3, func() {
-		d.fits("enums", uint64(n.enums), 2)
-		var lb []engine.TextBuilder
-		lb = builders(128, 12)
+		if !d.fits("enums", uint64(n.enums), 2) {
+			return
+		}
+		lb := builders(64, 12)
 		first := uint32(0)
 		for i := 0; i < n.enums && d.err == nil; i++ {
 			g := engine.EnumGroup{Key: d.str(), First: first}
@@ -198,7 +201,9 @@ func Decode(h Header, payload []byte) (engine.Columns, error) {
 		c.EnumLabels = texts(lb)
 	})
 	section(4, func() {
-		d.fits("specs", uint64(n.specs), 9+n.locales)
+		if !d.fits("specs", uint64(n.specs), 9+n.locales) {
+			return
+		}
 		lb := builders(n.specs, 24)
 		for i := 0; i < n.specs && d.err == nil; i++ {
 			st := engine.SpecType{Key: d.str(), Group: d.u16(), Kind: engine.Kind(d.u8()), Scale: d.u8(), Enum: d.i16()}
@@ -383,7 +388,7 @@ func Decode(h Header, payload []byte) (engine.Columns, error) {
 		if !d.fits("texts", uint64(n.texts), 1) {
 			return
 		}
-		t := engine.NewTextBuilder(n.texts, 8)
+		t := engine.NewTextBuilder(n.texts, 1)
 		for i := 0; i < n.texts && d.err == nil; i++ {
 			t.AddBytes(d.strBytes())
 		}

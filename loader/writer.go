@@ -247,6 +247,10 @@ func WriteFile(path string, s *dataset.Set) error {
 		return fmt.Errorf("cannot create temporary snapshot in %s: %w", dir, err)
 	}
 	defer os.Remove(f.Name())
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return fmt.Errorf("cannot set the mode of %s: %w", f.Name(), err)
+	}
 	if err := Write(f, s); err != nil {
 		f.Close()
 		return err

@@ -220,7 +220,6 @@ func endYear(y int) int {
 // allocateGenerations gives every model a generation count derived from its
 // production span, then adjusts the non-demo models so the total is exact.
 func (g *generator) allocateGenerations(total int) error {
-	sum := 0
 	for _, m := range g.models {
 		g.rng.seed(g.seedFor(m.demo >= 0), uint64(m.id), 1)
 		span := endYear(m.seed.YearEnd) - m.seed.YearStart + 1
@@ -231,11 +230,13 @@ func (g *generator) allocateGenerations(total int) error {
 			n = max(n, 2)
 		}
 		m.baseGens = n
-		sum += n
 	}
+	sum := 0
 	counts := make([]int, len(g.models))
+	sum = 0
 	for i, m := range g.models {
 		counts[i] = m.baseGens
+		sum += g.keptGenerations(m, counts[i])
 	}
 	// Adjust by spreading the difference over non-demo models, those with
 	// the most years per generation first when adding, the fewest when removing.
@@ -261,8 +262,20 @@ func (g *generator) allocateGenerations(total int) error {
 	}
 	for i, m := range g.models {
 		g.planGenerations(m, counts[i])
+		m.gens = m.gens[len(m.gens)-g.keptGenerations(m, counts[i]):]
 	}
 	return nil
+}
+
+// keptGenerations is how many of a model's n generations the catalogue
+// keeps: all of them, except that a scaled-down catalogue keeps only the two
+// demo generations of a demo model (the latest two, with the same ids and
+// years as in the full catalogue).
+func (g *generator) keptGenerations(m *modelPlan, n int) int {
+	if m.demo >= 0 && g.opts.Scale < 1 {
+		return 2
+	}
+	return n
 }
 
 // adjust adds (diff > 0) or removes (diff < 0) one unit at a time from the
