@@ -49,12 +49,12 @@
 //	      accel_0_100 i32[] (tenths of s) | battery_kwh i32[] (tenths) | has_price u8[] | price_eur i32[] |
 //	      price_as_of i32[] (days since 1970-01-01) | synced_at i64[] | spec_count uvarint[] | image_count uvarint[]
 //	      (i32 columns use -2147483648 for null)
-//	VALS  spec values grouped by spec key, for k = 0 .. n_specs-1:
-//	      n_k uvarint | n_k x row gap uvarint (row - previous row - 1, previous starts at -1) |
-//	      n_k x value zvarint (difference to the previous value of this key, starting from 0) |
-//	      n_k x confidence u8 (percent, 0 = certain)
-//	      Grouping by key puts similar values side by side, which is what makes the file small; the reader
-//	      transposes them back to one span per variant. Per-variant counts must equal VARI's spec_count.
+//	VALS  spec values in variant order (VARI's spec_count values per variant), as three streams:
+//	      key gaps u8[n_values] (key - previous key of the variant - 1, previous starts at -1) |
+//	      values zvarint[n_values] (difference to the previous value of the same key in the file, starting from 0) |
+//	      confidences u8[n_values] (percent, 0 = certain)
+//	      Neighbouring variants share most keys and many values (one generation's dimensions), so the
+//	      streams compress well, and the reader fills the columns sequentially.
 //	TEXT  n_texts x str (dictionary of text spec values)
 //	IMGS  key u32[n_images] | role u8[n_images] (0 card, 1 hero); a variant's images follow VARI's image_count
 //	DEMO  n uvarint | n x variant row uvarint

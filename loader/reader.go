@@ -333,56 +333,7 @@ func Decode(h Header, payload []byte) (engine.Columns, error) {
 		if d.err != nil {
 			return
 		}
-		nv, total := n.variants, n.values
-		c.SpecKey, c.SpecVal, c.SpecConf = make([]uint8, total), make([]int32, total), make([]uint8, total)
-		fill := make([]uint32, nv) // next free slot per variant
-		copy(fill, c.VarSpecOff[:nv])
-		rows := make([]uint32, 0, nv)
-		seen := 0
-		for k := 0; k < n.specs && d.err == nil; k++ {
-			cnt := d.count("values of one key", 3)
-			if cnt > nv {
-				d.fail("spec %d has %d values for %d variants", k, cnt, nv)
-				return
-			}
-			rows = rows[:0]
-			prev := int64(-1)
-			for i := 0; i < cnt && d.err == nil; i++ {
-				r := prev + 1 + int64(d.uvarint())
-				if r >= int64(nv) {
-					d.fail("spec %d: row %d out of range", k, r)
-					return
-				}
-				if fill[r] >= c.VarSpecOff[r+1] {
-					d.fail("variant row %d has more values than its count", r)
-					return
-				}
-				rows = append(rows, uint32(r))
-				prev = r
-			}
-			pv := int64(0)
-			for _, r := range rows {
-				pv += d.zvarint()
-				if pv < -1<<31 || pv > 1<<31-1 {
-					d.fail("spec %d: value %d overflows int32", k, pv)
-					return
-				}
-				j := fill[r]
-				c.SpecKey[j], c.SpecVal[j] = uint8(k), int32(pv)
-				fill[r]++
-			}
-			if !d.need(cnt) {
-				return
-			}
-			for i, r := range rows {
-				c.SpecConf[fill[r]-1] = d.b[d.off+i]
-			}
-			d.off += cnt
-			seen += cnt
-		}
-		if d.err == nil && seen != total {
-			d.fail("%d values, %d declared", seen, total)
-		}
+		decodeValues(d, &c, n.variants, n.values, n.specs)
 	})
 	section(10, func() {
 		if !d.fits("texts", uint64(n.texts), 1) {
@@ -460,4 +411,66 @@ func Load(path string) (*engine.Catalogue, error) {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	return cat, nil
+}
+
+// decodeValues reads the VALS section into the value columns. It is the
+// hot loop of loading (16 million values): it works on a local cursor and
+// takes the one-byte varint path inline.
+func decodeValues(d *dec, c *engine.Columns, nv, total, nSpecs int) {
+	if !d.need(2 * total) {
+		return
+	}
+	b := d.b
+	keys := b[d.off : d.off+total]
+	c.SpecKey, c.SpecVal, c.SpecConf = make([]uint8, total), make([]int32, total), make([]uint8, total)
+	for r := 0; r < nv; r++ {
+		k := -1
+		for j := c.VarSpecOff[r]; j < c.VarSpecOff[r+1]; j++ {
+			k += 1 + int(keys[j])
+			if k >= nSpecs {
+				d.off += int(j)
+				d.fail("variant row %d: spec key %d out of range", r, k)
+				return
+			}
+			c.SpecKey[j] = uint8(k)
+		}
+	}
+	off := d.off + total
+	var last [256]int64
+	for j, k := range c.SpecKey {
+		ux, n := uvarintAt(b, off)
+		if n <= 0 {
+			d.off = off
+			d.fail("malformed value %d", j)
+			return
+		}
+		off += n
+		v := last[k] + (int64(ux>>1) ^ -int64(ux&1)) // zig-zag
+		if v < -1<<31 || v > 1<<31-1 {
+			d.off = off
+			d.fail("value %d overflows int32", j)
+			return
+		}
+		last[k] = v
+		c.SpecVal[j] = int32(v)
+	}
+	if len(b)-off < total {
+		d.off = off
+		d.fail("confidences truncated")
+		return
+	}
+	copy(c.SpecConf, b[off:off+total])
+	d.off = off + total
+}
+
+// uvarintAt decodes an unsigned varint at b[off:], with the one-byte case
+// inline. It returns n <= 0 on malformed or truncated input.
+func uvarintAt(b []byte, off int) (uint64, int) {
+	if off < len(b) && b[off] < 0x80 {
+		return uint64(b[off]), 1
+	}
+	if off >= len(b) {
+		return 0, 0
+	}
+	return binary.Uvarint(b[off:])
 }

@@ -158,31 +158,19 @@ func Encode(s *dataset.Set) []byte {
 		}
 	})
 	e.section("VALS", func() {
-		// Group value positions by key, in variant order.
-		byKey := make([][]uint32, len(v.Specs))
-		rowOf := make([]uint32, nVals)
 		for r := range s.Variants {
+			prev := -1
 			for j := s.Variants[r].SpecStart; j < s.Variants[r].SpecEnd; j++ {
-				rowOf[j] = uint32(r)
-				byKey[s.SpecKey[j]] = append(byKey[s.SpecKey[j]], j)
+				e.u8(uint8(int(s.SpecKey[j]) - prev - 1))
+				prev = int(s.SpecKey[j])
 			}
 		}
-		for _, pos := range byKey {
-			e.uvarint(uint64(len(pos)))
-			prev := int64(-1)
-			for _, j := range pos {
-				e.uvarint(uint64(int64(rowOf[j]) - prev - 1))
-				prev = int64(rowOf[j])
-			}
-			pv := int64(0)
-			for _, j := range pos {
-				e.zvarint(int64(s.SpecVal[j]) - pv)
-				pv = int64(s.SpecVal[j])
-			}
-			for _, j := range pos {
-				e.u8(s.SpecConf[j])
-			}
+		var last [256]int64
+		for j, k := range s.SpecKey {
+			e.zvarint(int64(s.SpecVal[j]) - last[k])
+			last[k] = int64(s.SpecVal[j])
 		}
+		e.b = append(e.b, s.SpecConf...)
 	})
 	e.section("TEXT", func() {
 		for _, t := range s.Texts {

@@ -1,0 +1,85 @@
+package engine_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/loader"
+	"github.com/vspec/catalogue/loader/loadertest"
+)
+
+// Sink keeps benchmark results alive.
+var Sink any
+
+func full(b *testing.B) (*engine.Catalogue, []byte) {
+	b.Helper()
+	file, err := loadertest.FullSnapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := loader.FromBytes(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c, file
+}
+
+// BenchmarkCatalogueMemory reports the heap the full catalogue occupies and
+// what a full garbage collection costs while it is live (ns/op is one
+// runtime.GC). A pointer-free catalogue keeps that cost flat however large
+// the catalogue is.
+func BenchmarkCatalogueMemory(b *testing.B) {
+	file, err := loadertest.FullSnapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c, err := loader.FromBytes(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+	}
+	b.StopTimer()
+	runtime.KeepAlive(c)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MiB")
+	b.ReportMetric(float64(after.HeapObjects-before.HeapObjects), "heap-objects")
+}
+
+func BenchmarkVariantRow(b *testing.B) {
+	c, _ := full(b)
+	ids := c.VarID
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for i := 0; i < b.N; i++ {
+		if _, ok := c.VariantRow(ids[(i*7919)%len(ids)]); ok {
+			n++
+		}
+	}
+	Sink = n
+}
+
+func BenchmarkAppendSpecLabels(b *testing.B) {
+	c, _ := full(b)
+	de, _ := c.Locale("de")
+	first, end := c.VariantSpecs(5000)
+	buf := make([]byte, 0, 8192)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		buf = buf[:0]
+		for j := first; j < end; j++ {
+			buf = c.AppendSpecLabelJSON(buf, de, c.SpecKey[j])
+		}
+	}
+	b.ReportMetric(float64(end-first), "labels/op")
+	Sink = len(buf)
+}
