@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 	"github.com/vspec/catalogue/loader/progress"
 )
 
-func runGen(args []string) error {
+func runGen(args []string, _ io.Writer) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	scale := fs.Float64("scale", 1, "size of the catalogue relative to the full one, in (0, 1]; 1 gives exactly 103,372 variants")
 	seed := fs.Uint64("seed", 1, "generator seed; the same seed gives byte-identical snapshots")

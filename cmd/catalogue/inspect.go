@@ -5,7 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
+	"io"
 	"sort"
 	"text/tabwriter"
 	"time"
@@ -57,7 +57,7 @@ type demoRow struct {
 	SpecCount  int    `json:"spec_count"`
 }
 
-func runInspect(args []string) error {
+func runInspect(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of tables")
 	if err := fs.Parse(args); err != nil {
@@ -76,11 +76,11 @@ func runInspect(args []string) error {
 	in.File = fs.Arg(0)
 	in.LoadMillis = time.Since(start).Milliseconds()
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(in)
 	}
-	printInspection(in)
+	printInspection(stdout, in)
 	return nil
 }
 
@@ -138,13 +138,13 @@ func inspect(c *engine.Catalogue) inspection {
 	return in
 }
 
-func printInspection(in inspection) {
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+func printInspection(out io.Writer, in inspection) {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "snapshot\t%s (format v%d, identity %s, seed %d, scale %g, synced %s, loaded in %d ms)\n", in.File, in.Version, in.Identity, in.Seed, in.Scale, in.SyncedAt, in.LoadMillis)
 	fmt.Fprintf(w, "brands\t%d\nmodels\t%d\ngenerations\t%d\nvariants\t%d\nspec types\t%d in %d groups\nspec values\t%d (%.1f per variant)\nimages\t%d\nlocales\t%d\n",
 		in.Brands, in.Models, in.Generations, in.Variants, in.SpecTypes, in.SpecGroups, in.SpecValues, float64(in.SpecValues)/float64(max(1, in.Variants)), in.Images, in.Locales)
 	w.Flush()
-	fmt.Println("\nvariants per fuel:")
+	fmt.Fprintln(out, "\nvariants per fuel:")
 	fuels := make([]string, 0, len(in.PerFuel))
 	for f := range in.PerFuel {
 		fuels = append(fuels, f)
@@ -154,13 +154,13 @@ func printInspection(in inspection) {
 		fmt.Fprintf(w, "  %s\t%d\n", f, in.PerFuel[f])
 	}
 	w.Flush()
-	fmt.Println("\nlabels per locale:")
+	fmt.Fprintln(out, "\nlabels per locale:")
 	fmt.Fprintln(w, "  locale\tspecs\tgroups\tenum values\tlocalized brand names")
 	for _, l := range in.PerLocale {
 		fmt.Fprintf(w, "  %s\t%d\t%d\t%d\t%d\n", l.Locale, l.SpecLabels, l.GroupLabels, l.EnumLabels, l.LocalizedBrand)
 	}
 	w.Flush()
-	fmt.Printf("\ndemo set: %d variants, %d fuels (%v)\n", in.DemoCount, len(in.DemoFuels), in.DemoFuels)
+	fmt.Fprintf(out, "\ndemo set: %d variants, %d fuels (%v)\n", in.DemoCount, len(in.DemoFuels), in.DemoFuels)
 	fmt.Fprintln(w, "  id\tbrand\tmodel\tgeneration\tfuel\tspecs\tdisplay name")
 	for _, d := range in.Demo {
 		fmt.Fprintf(w, "  %d\t%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, d.Brand, d.Model, d.Generation, d.Fuel, d.SpecCount, d.Name)

@@ -8,12 +8,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 )
 
 type command struct {
 	name, usage, summary string
-	run                  func(args []string) error
+	run                  func(args []string, stdout io.Writer) error
 }
 
 var commands []command
@@ -29,7 +30,7 @@ func main() {
 	}
 	for _, c := range commands {
 		if c.name == os.Args[1] {
-			if err := c.run(os.Args[2:]); err != nil {
+			if err := c.run(os.Args[2:], os.Stdout); err != nil {
 				fmt.Fprintf(os.Stderr, "catalogue %s: %v\n", c.name, err)
 				os.Exit(1)
 			}

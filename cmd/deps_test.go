@@ -1,0 +1,56 @@
+// Package cmd_test enforces the direction of imports agreed in
+// ARCHITECTURE.md: lower packages never import higher ones, and nothing
+// imports cmd or bench. It runs `go list` over the module, like pebble's
+// TestForbiddenImports.
+package cmd_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/vspec/catalogue/"
+
+// forbidden maps a package prefix (relative to the module) to the module
+// packages it must not import.
+var forbidden = map[string][]string{
+	"data/":   {"engine", "index", "loader", "httpd", "bench", "cmd"},
+	"index":   {"engine", "loader", "httpd", "data", "bench", "cmd"},
+	"engine":  {"loader", "httpd", "data", "bench", "cmd"},
+	"loader":  {"httpd", "bench", "cmd"},
+	"httpd":   {"loader", "data", "bench", "cmd"},
+}
+
+func TestImportDirection(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		for prefix, bad := range forbidden {
+			if !strings.HasPrefix(pkg+"/", prefix) && !strings.HasPrefix(pkg, prefix) {
+				continue
+			}
+			checked++
+			for _, imp := range fields[1:] {
+				if !strings.HasPrefix(imp, module) {
+					continue
+				}
+				rel := strings.TrimPrefix(imp, module)
+				for _, b := range bad {
+					if rel == b || strings.HasPrefix(rel, b+"/") {
+						// engine/jsonenc is engine's own; httpd may use it.
+						t.Errorf("%s imports %s, which it must not (see ARCHITECTURE.md)", pkg, rel)
+					}
+				}
+			}
+		}
+	}
+	if checked < 5 {
+		t.Errorf("only %d packages checked; the rules no longer match the layout", checked)
+	}
+}

@@ -1,0 +1,8 @@
+// Package httpd is the HTTP edge of the catalogue service on fasthttp: the
+// /v1 routes, RFC 9457 problem responses and the rendering of responses from
+// the engine's columns. Every request loads the engine.Holder once and
+// answers from that one catalogue, so a reload never mixes snapshots.
+//
+// The package imports engine and its own subpackages; nothing below it
+// imports httpd.
+package httpd
