@@ -15,11 +15,11 @@ const module = "github.com/vspec/catalogue/"
 // forbidden maps a package prefix (relative to the module) to the module
 // packages it must not import.
 var forbidden = map[string][]string{
-	"data/":   {"engine", "index", "loader", "httpd", "bench", "cmd"},
-	"index":   {"engine", "loader", "httpd", "data", "bench", "cmd"},
-	"engine":  {"loader", "httpd", "data", "bench", "cmd"},
-	"loader":  {"httpd", "bench", "cmd"},
-	"httpd":   {"loader", "data", "bench", "cmd"},
+	"data/":  {"engine", "index", "loader", "httpd", "bench", "cmd"},
+	"index":  {"engine", "loader", "httpd", "data", "bench", "cmd"},
+	"engine": {"loader", "httpd", "data", "bench", "cmd"},
+	"loader": {"httpd", "bench", "cmd"},
+	"httpd":  {"loader", "data", "bench", "cmd"},
 }
 
 func TestImportDirection(t *testing.T) {
