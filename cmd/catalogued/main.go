@@ -52,6 +52,10 @@ func main() {
 
 func run() error {
 	start := time.Now()
+	// Take the signals before anything else: SIGHUP's default action kills
+	// the process, so one arriving during startup must be queued, not fatal.
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
 	if err := os.MkdirAll(*stateDir, 0o700); err != nil {
 		return fmt.Errorf("cannot create state directory: %w", err)
 	}
@@ -84,8 +88,6 @@ func run() error {
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Printf("serving http://%s/v1 (started in %s)", ln.Addr(), time.Since(start).Round(time.Millisecond))
 
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
 	for {
 		select {
 		case err := <-serveErr:
