@@ -108,3 +108,35 @@ type Variant struct {
 	SpecStart, SpecEnd   uint32
 	ImageStart, ImageEnd uint32
 }
+
+// Stable ids are hierarchical and bit-packed so that every kind's ids fit in
+// 24 bits (what the public token codec needs to put a kind tag beside the
+// id inside one 32-bit block):
+//
+//	brand       1..255                       (8 bits, the public brand id)
+//	model       brand<<6 | position in brand  (14 bits, position 1..63)
+//	generation  model<<4 | ordinal            (18 bits, ordinal 1..15)
+//	variant     generation<<6 | ordinal       (24 bits, ordinal 1..63)
+//
+// An id never depends on which other entities a catalogue holds, so ids are
+// stable across seeds' other draws, scales and regenerations.
+const (
+	MaxBrandID           = 1<<8 - 1
+	MaxModelsPerBrand    = 1<<6 - 1
+	MaxGenerationsPerMod = 1<<4 - 1
+	MaxVariantsPerGen    = 1<<6 - 1
+)
+
+// ModelID is the stable id of the model at position ordinal (1-based) of a brand.
+func ModelID(brand uint32, ordinal int) uint32 { return brand<<6 | uint32(ordinal) }
+
+// GenerationID is the stable id of a model's generation ordinal (1-based).
+func GenerationID(model uint32, ordinal int) uint32 { return model<<4 | uint32(ordinal) }
+
+// VariantID is the stable id of a generation's variant ordinal (1-based).
+func VariantID(generation uint32, ordinal int) uint32 { return generation<<6 | uint32(ordinal) }
+
+// ParentOfModel, ParentOfGeneration and ParentOfVariant invert the packing.
+func ParentOfModel(model uint32) uint32           { return model >> 6 }
+func ParentOfGeneration(generation uint32) uint32 { return generation >> 4 }
+func ParentOfVariant(variant uint32) uint32       { return variant >> 6 }

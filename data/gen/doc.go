@@ -12,10 +12,11 @@
 // demo.go) draw from a fixed seed instead, so the 40 demo cars are identical
 // under any seed and any scale.
 //
-// Stable ids are hierarchical: model = brand id*1000 + position of the model
-// within its brand in the vocabulary files; generation = model*100 + ordinal;
-// variant = generation*100 + ordinal. They never depend on which other
-// entities a scaled-down catalogue keeps.
+// Stable ids are hierarchical and bit-packed (see dataset.ModelID): a model's
+// id is its brand's id and its position within the brand in the vocabulary
+// files, a generation's its model's and its ordinal, a variant's its
+// generation's and its ordinal. They never depend on which other entities a
+// scaled-down catalogue keeps.
 //
 // The package imports data/vocab, data/dataset and the standard library.
 package gen

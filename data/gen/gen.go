@@ -18,11 +18,11 @@ const (
 	FullVariants    = 103372
 )
 
-// Limits of the hierarchical id scheme.
+// Limits of the hierarchical id scheme (see dataset.ModelID).
 const (
-	maxModelsPerBrand    = 999
-	maxGenerationsPerMod = 99
-	maxVariantsPerGen    = 99
+	maxModelsPerBrand    = dataset.MaxModelsPerBrand
+	maxGenerationsPerMod = dataset.MaxGenerationsPerMod
+	maxVariantsPerGen    = dataset.MaxVariantsPerGen
 )
 
 // Options configures a generation run. The zero value is usable after
@@ -178,7 +178,7 @@ func (g *generator) pickModels(n int) error {
 		if d, ok := g.demoIndex[ms.Brand+"\t"+ms.Name]; ok {
 			demo = d
 		}
-		p := &modelPlan{seed: ms, brand: b, ordinal: o, demo: demo, id: b.ID*1000 + uint32(o)}
+		p := &modelPlan{seed: ms, brand: b, ordinal: o, demo: demo, id: dataset.ModelID(b.ID, o)}
 		cands = append(cands, cand{p, o, b.Popularity})
 	}
 	if len(cands) < n {
@@ -329,7 +329,7 @@ func (g *generator) planGenerations(m *modelPlan, n int) {
 	for i := 0; i < n; i++ {
 		ys := start + int(math.Round(span*float64(i)/float64(n)))
 		ye := start + int(math.Round(span*float64(i+1)/float64(n)))
-		gp := &genPlan{model: m, id: m.id*100 + uint32(i+1), yearStart: ys, yearEnd: ye}
+		gp := &genPlan{model: m, id: dataset.GenerationID(m.id, i+1), yearStart: ys, yearEnd: ye}
 		if i == n-1 && m.seed.YearEnd == 0 {
 			gp.yearEnd = 0
 		}

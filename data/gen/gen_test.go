@@ -274,13 +274,13 @@ func TestHierarchy(t *testing.T) {
 	s := full(t)
 	for i, m := range s.Models {
 		b := s.Brands[m.Brand]
-		if m.ID/1000 != b.ID || (i > 0 && m.ID <= s.Models[i-1].ID) {
+		if dataset.ParentOfModel(m.ID) != b.ID || (i > 0 && m.ID <= s.Models[i-1].ID) {
 			t.Fatalf("model %d under brand %d: ids not hierarchical or not ascending", m.ID, b.ID)
 		}
 	}
 	ongoing := 0
 	for i, g := range s.Generations {
-		if g.ID/100 != s.Models[g.Model].ID || (i > 0 && g.ID <= s.Generations[i-1].ID) {
+		if dataset.ParentOfGeneration(g.ID) != s.Models[g.Model].ID || (i > 0 && g.ID <= s.Generations[i-1].ID) {
 			t.Fatalf("generation %d: ids not hierarchical or not ascending", g.ID)
 		}
 		if g.YearEnd == 0 {
@@ -292,10 +292,13 @@ func TestHierarchy(t *testing.T) {
 	if ongoing == 0 {
 		t.Error("no generation in production")
 	}
+	if last := s.Variants[len(s.Variants)-1].ID; last >= 1<<24 {
+		t.Errorf("variant id %d does not fit in 24 bits", last)
+	}
 	names := map[string]bool{}
 	for i, v := range s.Variants {
 		g := s.Generations[v.Generation]
-		if v.ID/100 != g.ID || (i > 0 && v.ID <= s.Variants[i-1].ID) {
+		if dataset.ParentOfVariant(v.ID) != g.ID || (i > 0 && v.ID <= s.Variants[i-1].ID) {
 			t.Fatalf("variant %d: ids not hierarchical or not ascending", v.ID)
 		}
 		key := fmt.Sprint(v.Generation, "\t", v.Name)

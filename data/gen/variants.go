@@ -89,7 +89,7 @@ func (g *generator) emitVariants() error {
 			pending := make([]pendingVariant, 0, gp.variants)
 			names := map[string]bool{}
 			for vi := 0; vi < gp.variants; vi++ {
-				r.seed(seed, uint64(gp.id)*100+uint64(vi+1), 5)
+				r.seed(seed, uint64(dataset.VariantID(gp.id, vi+1)), 5)
 				pv := pendingVariant{c: platform}
 				c := &pv.c
 				c.year = gp.yearStart + r.intn(endYear(gp.yearEnd)-gp.yearStart+1)
@@ -140,7 +140,7 @@ func (g *generator) emitVariants() error {
 			})
 			for ord := range pending {
 				pv := &pending[ord]
-				id := gp.id*100 + uint32(ord+1)
+				id := dataset.VariantID(gp.id, ord+1)
 				if pv.demo {
 					s.Demo = append(s.Demo, uint32(len(s.Variants)))
 				}

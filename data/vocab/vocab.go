@@ -428,9 +428,9 @@ func (v *Vocabulary) loadBrands() error {
 	localized := []int{mustLocale("bg"), mustLocale("sr"), mustLocale("el"), mustLocale("ar")}
 	seenID, seenSlug := map[uint32]bool{}, map[string]bool{}
 	err := rows("brands.tsv", 6, 11, func(_ int, f []string) error {
-		id, err := strconv.ParseUint(f[0], 10, 16)
+		id, err := strconv.ParseUint(f[0], 10, 8)
 		if err != nil || id == 0 {
-			return fmt.Errorf("bad brand id %q", f[0])
+			return fmt.Errorf("bad brand id %q (1 to 255: stable ids pack it in 8 bits)", f[0])
 		}
 		pop, err := strconv.Atoi(f[4])
 		if err != nil || pop < 1 {
