@@ -148,6 +148,11 @@ type Catalogue struct {
 	jsonGroupLabel []Text
 	jsonEnumLabel  []Text
 	jsonBrandName  []Text // fallback to the canonical name resolved
+	jsonVarName    Text   // variant display names
+	jsonTexts      Text   // text spec values
+
+	orders    orders
+	specIndex map[string]int
 }
 
 // ErrInvalid marks a catalogue whose columns contradict each other. The
@@ -406,7 +411,14 @@ func sameLen(kind string, n int, others ...int) error {
 	return nil
 }
 
+// MaxStableID is the largest stable id of any kind: ids are packed into 24
+// bits (see data/dataset), which the public token codec relies on.
+const MaxStableID = 1<<24 - 1
+
 func ascending(kind string, ids []uint32) error {
+	if n := len(ids); n > 0 && ids[n-1] > MaxStableID {
+		return invalid("%s id %d does not fit in 24 bits", kind, ids[n-1])
+	}
 	for i := 1; i < len(ids); i++ {
 		if ids[i] <= ids[i-1] {
 			return invalid("%s ids not strictly ascending at row %d", kind, i)
@@ -490,6 +502,19 @@ func (c *Catalogue) derive() {
 		names[li] = b.Text()
 	}
 	c.jsonBrandName = names
+	c.jsonVarName = escape([]Text{c.VarName})[0]
+	c.jsonTexts = escape([]Text{c.Texts})[0]
+	c.deriveOrders()
+	c.specIndex = make(map[string]int, len(c.Specs))
+	for i, s := range c.Specs {
+		c.specIndex[s.Key] = i
+	}
+}
+
+// SpecIndex returns the dictionary index of a spec key.
+func (c *Catalogue) SpecIndex(key string) (int, bool) {
+	i, ok := c.specIndex[key]
+	return i, ok
 }
 
 func (c *Catalogue) enumIndex(key string) int {
@@ -619,10 +644,58 @@ func (c *Catalogue) AppendBrandNameJSON(dst []byte, li int, brand uint32) []byte
 	return append(dst, c.jsonBrandName[li].Bytes(brand)...)
 }
 
+// AppendVariantNameJSON appends the quoted, escaped display name of a variant.
+func (c *Catalogue) AppendVariantNameJSON(dst []byte, v uint32) []byte {
+	return append(dst, c.jsonVarName.Bytes(v)...)
+}
+
+// AppendTextJSON appends the quoted, escaped text value i.
+func (c *Catalogue) AppendTextJSON(dst []byte, i int32) []byte {
+	return append(dst, c.jsonTexts.Bytes(uint32(i))...)
+}
+
 // BrandDisplayName returns the brand's name in locale li.
 func (c *Catalogue) BrandDisplayName(li int, brand uint32) string {
 	if n := c.BrandNames[li].String(brand); n != "" {
 		return n
 	}
 	return c.BrandName.String(brand)
+}
+
+// AppendImageURL appends the CDN URL of image i (an index into ImageKey):
+// base/brand-slug/model-slug/card|hero/8-hex-key.webp. cdnBase has no
+// trailing slash.
+func (c *Catalogue) AppendImageURL(dst []byte, cdnBase string, i uint32) []byte {
+	const hexDigits = "0123456789abcdef"
+	model := c.GenModel[c.VarGen[c.imageVariant(i)]]
+	dst = append(dst, cdnBase...)
+	dst = append(dst, '/')
+	dst = append(dst, c.BrandSlug.Bytes(c.ModelBrand[model])...)
+	dst = append(dst, '/')
+	dst = append(dst, c.ModelSlug.Bytes(model)...)
+	if c.ImageRole[i] == RoleHero {
+		dst = append(dst, "/hero/"...)
+	} else {
+		dst = append(dst, "/card/"...)
+	}
+	k := c.ImageKey[i]
+	for sh := 28; sh >= 0; sh -= 4 {
+		dst = append(dst, hexDigits[k>>uint(sh)&0xf])
+	}
+	return append(dst, ".webp"...)
+}
+
+// imageVariant returns the variant row an image belongs to.
+func (c *Catalogue) imageVariant(i uint32) uint32 {
+	off := c.VarImageOff
+	lo, hi := 0, len(off)-1 // off[lo] <= i < off[hi]
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if off[mid] <= i {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return uint32(lo)
 }

@@ -228,3 +228,23 @@ func TestHolderSwap(t *testing.T) {
 		t.Error("Swap did not return the previous catalogue")
 	}
 }
+
+func TestImageURL(t *testing.T) {
+	c := small(t)
+	row, _ := c.BrandBySlug("volkswagen")
+	m, _ := c.BrandModels(row)
+	g, _ := c.ModelGenerations(m)
+	v, _ := c.GenerationVariants(g)
+	first, end := c.VariantImages(v)
+	for i := first; i < end; i++ {
+		u := string(c.AppendImageURL(nil, "https://cdn.example/img", i))
+		role := "card"
+		if c.ImageRole[i] == engine.RoleHero {
+			role = "hero"
+		}
+		want := "https://cdn.example/img/volkswagen/" + c.ModelSlug.String(m) + "/" + role + "/"
+		if !strings.HasPrefix(u, want) || !strings.HasSuffix(u, ".webp") || len(u) != len(want)+8+5 {
+			t.Errorf("image URL %s, want %s<8 hex>.webp", u, want)
+		}
+	}
+}

@@ -27,16 +27,16 @@ func problem(ctx *fasthttp.RequestCtx, status int, title, detail string) {
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 }
 
-func (s *service) notFound(ctx *fasthttp.RequestCtx) {
+func (s *Service) notFound(ctx *fasthttp.RequestCtx) {
 	problem(ctx, fasthttp.StatusNotFound, "Not Found", "No route for "+string(ctx.Path()))
 }
 
-func (s *service) methodNotAllowed(ctx *fasthttp.RequestCtx) {
+func (s *Service) methodNotAllowed(ctx *fasthttp.RequestCtx) {
 	problem(ctx, fasthttp.StatusMethodNotAllowed, "Method Not Allowed",
 		"The method "+string(ctx.Method())+" is not allowed on "+string(ctx.Path())+"; see the Allow header")
 }
 
-func (s *service) panicked(ctx *fasthttp.RequestCtx, v any) {
+func (s *Service) panicked(ctx *fasthttp.RequestCtx, v any) {
 	log.Printf("BUG: panic serving %s %s: %v", ctx.Method(), ctx.Path(), v)
 	problem(ctx, fasthttp.StatusInternalServerError, "Internal Server Error", "")
 }

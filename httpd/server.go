@@ -1,23 +1,48 @@
 package httpd
 
 import (
-	"strconv"
+	"bytes"
+	"fmt"
+	"sync/atomic"
 	"time"
 
+	"github.com/dgraph-io/ristretto/v2"
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
 	"github.com/vspec/catalogue/engine"
-	"github.com/vspec/catalogue/engine/jsonenc"
+	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/publicid"
 )
 
 // Options configures the HTTP edge. The zero value is usable after
-// SetDefaults.
+// SetDefaults, except that Codec and Keys are required.
 type Options struct {
+	// Codec encodes and decodes public tokens and cursors.
+	Codec *publicid.Codec
+	// Keys is the key store requests are checked against.
+	Keys *access.Store
+
 	// ReadTimeout and WriteTimeout bound one request. Defaults 10 s.
 	ReadTimeout, WriteTimeout time.Duration
 	// IdleTimeout closes idle keep-alive connections. Default 60 s.
 	IdleTimeout time.Duration
+	// MaxAge is the max-age of Cache-Control on catalogue responses.
+	// Default 1 hour.
+	MaxAge time.Duration
+	// CompressedCacheBytes bounds the cache of compressed bodies. Default
+	// 64 MiB; negative disables it.
+	CompressedCacheBytes int64
+	// CDNBase overrides the snapshot's image URL base when set.
+	CDNBase string
+	// LicensingURL is where GET /export points. Default
+	// "https://vspec.example/licensing".
+	LicensingURL string
+	// UpgradeURL is the upgrade path 403 details give. Default
+	// "https://vspec.example/pricing".
+	UpgradeURL string
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
 }
 
 // SetDefaults fills the zero fields of o.
@@ -31,59 +56,183 @@ func (o *Options) SetDefaults() {
 	if o.IdleTimeout == 0 {
 		o.IdleTimeout = 60 * time.Second
 	}
+	if o.MaxAge == 0 {
+		o.MaxAge = time.Hour
+	}
+	if o.CompressedCacheBytes == 0 {
+		o.CompressedCacheBytes = 64 << 20
+	}
+	if o.LicensingURL == "" {
+		o.LicensingURL = "https://vspec.example/licensing"
+	}
+	if o.UpgradeURL == "" {
+		o.UpgradeURL = "https://vspec.example/pricing"
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 }
 
-// New returns a fasthttp server answering from the catalogue in h.
-func New(h *engine.Holder, opts Options) *fasthttp.Server {
+// Service answers the API from the catalogue installed last.
+type Service struct {
+	opts    Options
+	view    atomic.Pointer[view]
+	handler fasthttp.RequestHandler
+	cache   *ristretto.Cache[uint64, []byte]
+	maxAge  []byte // "private, max-age=N"
+}
+
+// view is one installed catalogue with what the edge derives from it. A
+// request loads the view once and answers from it to the end.
+type view struct {
+	cat      *engine.Catalogue
+	varTok   []uint32 // token value of each variant row
+	genTok   []uint32
+	modelTok []uint32
+	cdn      string
+	synced   []byte // meta.last_synced_at of the catalogue, RFC 3339
+	specs    specFragments
+}
+
+// New returns the service answering from c.
+func New(c *engine.Catalogue, opts Options) (*Service, error) {
 	opts.SetDefaults()
-	s := &service{holder: h}
+	if opts.Codec == nil || opts.Keys == nil {
+		return nil, fmt.Errorf("httpd: a token codec and a key store are required")
+	}
+	s := &Service{opts: opts, maxAge: []byte(fmt.Sprintf("private, max-age=%d", int(opts.MaxAge.Seconds())))}
+	if opts.CompressedCacheBytes > 0 {
+		cache, err := ristretto.NewCache(&ristretto.Config[uint64, []byte]{
+			NumCounters: 100_000, MaxCost: opts.CompressedCacheBytes, BufferItems: 64,
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.cache = cache
+	}
+	s.Install(c)
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Install makes c the catalogue being served. Requests in flight finish on
+// the catalogue they started with.
+func (s *Service) Install(c *engine.Catalogue) {
+	v := &view{cat: c, cdn: c.Meta.CDNBase}
+	if s.opts.CDNBase != "" {
+		v.cdn = s.opts.CDNBase
+	}
+	codec := s.opts.Codec
+	tokens := func(ids []uint32, kind publicid.Kind) []uint32 {
+		t := make([]uint32, len(ids))
+		for i, id := range ids {
+			t[i] = codec.Encode(kind, id)
+		}
+		return t
+	}
+	v.varTok = tokens(c.VarID, publicid.Variant)
+	v.genTok = tokens(c.GenID, publicid.Generation)
+	v.modelTok = tokens(c.ModelID, publicid.Model)
+	v.synced = c.Meta.SyncedAt.UTC().AppendFormat(nil, time.RFC3339)
+	v.specs = newSpecFragments(c)
+	s.view.Store(v)
+}
+
+// Catalogue returns the catalogue being served.
+func (s *Service) Catalogue() *engine.Catalogue { return s.view.Load().cat }
+
+// Handler returns the request handler.
+func (s *Service) Handler() fasthttp.RequestHandler { return s.handler }
+
+// Server returns a fasthttp server around the handler.
+func (s *Service) Server() *fasthttp.Server {
+	return &fasthttp.Server{
+		Handler:              s.handler,
+		Name:                 "catalogued",
+		ReadTimeout:          s.opts.ReadTimeout,
+		WriteTimeout:         s.opts.WriteTimeout,
+		IdleTimeout:          s.opts.IdleTimeout,
+		NoDefaultContentType: true,
+		ReduceMemoryUsage:    false,
+	}
+}
+
+// route names identify lists for cursor bindings and are part of every
+// cursor's MAC: changing one invalidates cursors of that route.
+const (
+	routeBrands      = "brands"
+	routeModels      = "models"
+	routeGenerations = "generations"
+	routeVariants    = "gen-variants"
+	routeSpecCatalog = "spec-catalog"
+)
+
+func (s *Service) routes() fasthttp.RequestHandler {
 	r := router.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
-	r.HandleOPTIONS = true // answers OPTIONS with 200 and Allow
-	r.GET("/v1/health", s.health)
-	r.HEAD("/v1/health", s.health)
+	r.HandleOPTIONS = true
+	get := func(path string, h fasthttp.RequestHandler) {
+		r.GET(path, h)
+		r.HEAD(path, h)
+	}
+	get("/v1/health", s.health)
+	get("/v1/brands", s.keyed(s.brands))
+	get("/v1/brands/{slug}", s.keyed(s.brand))
+	get("/v1/brands/{slug}/models", s.keyed(s.models))
+	get("/v1/models/{id}/generations", s.keyed(s.generations))
+	get("/v1/generations/{id}/variants", s.keyed(s.generationVariants))
+	get("/v1/variants/{id}", s.keyed(s.variant))
+	get("/v1/variants/{id}/specs", s.keyed(s.variantSpecs))
+	get("/v1/variants/{id}/images", s.keyed(s.variantImages))
+	get("/v1/variants/{id}/prices", s.keyed(s.variantPrices))
+	get("/v1/specs/catalog", s.keyed(s.specCatalog))
+	get("/v1/usage", s.keyed(s.usage))
+	get("/v1/export", s.keyed(s.export))
 	r.NotFound = s.notFound
 	r.MethodNotAllowed = s.methodNotAllowed
 	r.PanicHandler = s.panicked
-	return &fasthttp.Server{
-		Handler:                       r.Handler,
-		Name:                          "catalogued",
-		ReadTimeout:                   opts.ReadTimeout,
-		WriteTimeout:                  opts.WriteTimeout,
-		IdleTimeout:                   opts.IdleTimeout,
-		DisableHeaderNamesNormalizing: false,
-		NoDefaultDate:                 false,
-		NoDefaultContentType:          true,
+	slow := r.Handler
+	variant, specs := s.keyed(s.variant), s.keyed(s.variantSpecs)
+	// The two hottest reads skip the router: its {id} parameters cost three
+	// allocations per request (see BenchmarkRouting).
+	return func(ctx *fasthttp.RequestCtx) {
+		if (ctx.IsGet() || ctx.IsHead()) && bytes.HasPrefix(ctx.Path(), prefixVariants) {
+			rest := ctx.Path()[len(prefixVariants):]
+			switch i := bytes.IndexByte(rest, '/'); {
+			case i < 0 && len(rest) > 0:
+				variant(ctx)
+				return
+			case i > 0 && bytes.Equal(rest[i:], suffixSpecs):
+				specs(ctx)
+				return
+			}
+		}
+		slow(ctx)
 	}
 }
 
-type service struct {
-	holder *engine.Holder
+// pathSegment returns segment n of a path ("/v1/variants/v_1/specs" has
+// segments "v1", "variants", "v_1", "specs" numbered from 0), or nil.
+func pathSegment(path []byte, n int) []byte {
+	if len(path) > 0 && path[0] == '/' {
+		path = path[1:]
+	}
+	for ; n > 0; n-- {
+		i := bytes.IndexByte(path, '/')
+		if i < 0 {
+			return nil
+		}
+		path = path[i+1:]
+	}
+	if i := bytes.IndexByte(path, '/'); i >= 0 {
+		return path[:i]
+	}
+	return path
 }
 
-const contentJSON = "application/json; charset=utf-8"
-
-// appendMeta appends the meta object every success response carries.
-func appendMeta(dst []byte, c *engine.Catalogue, locale string) []byte {
-	dst = append(dst, `"meta":{"last_synced_at":"`...)
-	dst = c.Meta.SyncedAt.AppendFormat(dst, time.RFC3339)
-	dst = append(dst, `","locale":`...)
-	dst = jsonenc.AppendString(dst, locale)
-	return append(dst, `,"units":"metric"}`...)
-}
-
-// health answers GET /v1/health: 200 while a catalogue is being served.
-func (s *service) health(ctx *fasthttp.RequestCtx) {
-	c := s.holder.Load()
-	_, _, _, variants := c.Counts()
-	b := append(make([]byte, 0, 256), `{"data":{"status":"ok","active_variants":`...)
-	b = strconv.AppendInt(b, int64(variants), 10)
-	b = append(b, `},`...)
-	b = appendMeta(b, c, "en")
-	b = append(b, '}')
-	ctx.SetBody(b)
-	ctx.SetContentType(contentJSON)
-	ctx.Response.Header.Set("Cache-Control", "no-store")
-}
+var (
+	prefixVariants = []byte("/v1/variants/")
+	suffixSpecs    = []byte("/specs")
+)

@@ -39,12 +39,12 @@ func tinySet() *dataset.Set {
 	return &dataset.Set{
 		Seed: 1, Scale: 1, SyncedAt: 1700000000, CDNBase: "https://cdn.example", Vocab: v,
 		Brands:      []dataset.Brand{{ID: 7, Slug: "bmw", Name: "BMW", Popularity: 1, Wikidata: "Q26678", Country: "DE"}},
-		Models:      []dataset.Model{{ID: 7001, Brand: 0, Name: "3 Series", Slug: "3-series"}},
-		Generations: []dataset.Generation{{ID: 700101, Model: 0, Name: "3 Series I", Slug: "3-series-i", YearStart: 2019}},
+		Models:      []dataset.Model{{ID: 7<<6 | 1, Brand: 0, Name: "3 Series", Slug: "3-series"}},
+		Generations: []dataset.Generation{{ID: (7<<6|1)<<4 | 1, Model: 0, Name: "3 Series I", Slug: "3-series-i", YearStart: 2019}},
 		Variants: []dataset.Variant{
-			{ID: 70010101, Generation: 0, Name: "330i", PowerHP: 258, TorqueNM: 400, TopSpeedKMH: 250, Accel100: 58, BatteryKWh: dataset.Null,
+			{ID: ((7<<6|1)<<4|1)<<6 | 1, Generation: 0, Name: "330i", PowerHP: 258, TorqueNM: 400, TopSpeedKMH: 250, Accel100: 58, BatteryKWh: dataset.Null,
 				HasPrice: true, PriceEUR: 52000, PriceAsOf: 20000, SyncedAt: 1700000000, SpecStart: 0, SpecEnd: 4, ImageStart: 0, ImageEnd: 2},
-			{ID: 70010102, Generation: 0, Name: "i3", Fuel: 1, PowerHP: dataset.Null, TorqueNM: dataset.Null, TopSpeedKMH: dataset.Null,
+			{ID: ((7<<6|1)<<4|1)<<6 | 2, Generation: 0, Name: "i3", Fuel: 1, PowerHP: dataset.Null, TorqueNM: dataset.Null, TopSpeedKMH: dataset.Null,
 				Accel100: dataset.Null, BatteryKWh: 420, SyncedAt: 1700000000, SpecStart: 4, SpecEnd: 5, ImageStart: 2, ImageEnd: 3},
 		},
 		SpecKey:   []uint8{0, 1, 2, 4, 3},

@@ -30,12 +30,13 @@ func EnsureFile(path string) (generated bool, err error) {
 	return true, nil
 }
 
-// Reloader loads the snapshot at Path into Holder on demand (SIGHUP). A
-// snapshot that fails to load or validate is refused: the catalogue being
-// served stays, and the failure is counted and returned.
+// Reloader loads the snapshot at Path on demand (SIGHUP) and hands it to
+// Install, which makes it the one being served. A snapshot that fails to
+// load or validate is refused: the catalogue being served stays, and the
+// failure is counted and returned.
 type Reloader struct {
-	Path   string
-	Holder *engine.Holder
+	Path    string
+	Install func(*engine.Catalogue)
 
 	mu        sync.Mutex // one reload at a time
 	reloads   atomic.Uint64
@@ -56,7 +57,7 @@ func (r *Reloader) Reload() (identity string, took time.Duration, err error) {
 		r.lastError.Store(&msg)
 		return "", time.Since(start), err
 	}
-	r.Holder.Swap(c)
+	r.Install(c)
 	r.reloads.Add(1)
 	return c.Meta.Identity, time.Since(start), nil
 }

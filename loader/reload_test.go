@@ -20,7 +20,7 @@ func TestReloaderKeepsServingOnBadSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := engine.NewHolder(first)
-	r := &Reloader{Path: path, Holder: h}
+	r := &Reloader{Path: path, Install: func(c *engine.Catalogue) { h.Swap(c) }}
 
 	// A truncated file is refused; the old catalogue stays.
 	if err := os.WriteFile(path, file[:len(file)/2], 0o644); err != nil {

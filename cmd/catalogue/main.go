@@ -2,6 +2,7 @@
 //
 //	catalogue gen [-scale F] [-seed N] [-cdn URL] -o FILE   write a snapshot
 //	catalogue inspect [-json] FILE                          print what a snapshot holds
+//	catalogue keys create|list|revoke|activate -state DIR   manage API keys
 //
 // Run "catalogue help" for the list of commands.
 package main
@@ -23,6 +24,7 @@ func main() {
 	commands = []command{
 		{"gen", "gen [-scale F] [-seed N] [-cdn URL] -o FILE", "generate the synthetic catalogue and write it as a snapshot", runGen},
 		{"inspect", "inspect [-json] FILE", "print counts per entity, per fuel and per locale, and the demo set", runInspect},
+		{"keys", "keys create|list|revoke|activate -state DIR ...", "manage API keys in a stopped server's state directory", runKeys},
 	}
 	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "-help" {
 		usage()

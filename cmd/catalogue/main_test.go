@@ -76,3 +76,33 @@ func TestErrors(t *testing.T) {
 		t.Errorf("inspect of a missing file: %v", err)
 	}
 }
+
+func TestKeysCommands(t *testing.T) {
+	state := t.TempDir()
+	var out bytes.Buffer
+	if err := runKeys([]string{"create", "-state", state, "-plan", "apify", "-email", "a@example.org"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	key := lines[len(lines)-1]
+	if !strings.HasPrefix(key, "vsc_apify_") || len(key) != len("vsc_apify_")+48 {
+		t.Fatalf("the last line is not the key: %q", key)
+	}
+	out.Reset()
+	if err := runKeys([]string{"list", "-state", state}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "apify") || !strings.Contains(out.String(), "active") || strings.Contains(out.String(), key) {
+		t.Errorf("list:\n%s", out.String())
+	}
+	out.Reset()
+	if err := runKeys([]string{"revoke", "-state", state, key}, &out); err != nil || !strings.Contains(out.String(), "revoked") {
+		t.Errorf("revoke: %v %s", err, out.String())
+	}
+	if err := runKeys([]string{"create", "-state", state, "-plan", "gold"}, &out); err == nil {
+		t.Error("an unknown plan was accepted")
+	}
+	if err := runKeys([]string{"revoke", "-state", state, "deadbeefdeadbeef"}, &out); err == nil {
+		t.Error("revoking an unknown key succeeded")
+	}
+}

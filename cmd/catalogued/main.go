@@ -17,25 +17,38 @@ import (
 	"fmt"
 	"log"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd"
+	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/admin"
+	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/loader"
 )
 
 var (
 	listenAddr   = flag.String("listen", ":8080", "TCP address to serve the API on, e.g. 127.0.0.1:8080 or :8080")
 	snapshotPath = flag.String("snapshot", "data/snapshots/catalogue.snap", "catalogue snapshot to serve; when the file does not exist the default catalogue (seed 1, 103,372 variants) is generated there first. SIGHUP reloads it. See also: catalogue gen")
-	stateDir     = flag.String("state", "state", "directory of the service's durable state (created when missing)")
-	readTimeout  = flag.Duration("http.readTimeout", 10*time.Second, "maximum duration for reading a whole request, including the body")
-	writeTimeout = flag.Duration("http.writeTimeout", 10*time.Second, "maximum duration for writing a response")
-	idleTimeout  = flag.Duration("http.idleTimeout", 60*time.Second, "keep-alive connections idle for longer are closed")
-	drainTimeout = flag.Duration("http.drainTimeout", 30*time.Second, "on SIGTERM, how long requests in flight may take to finish before the process exits anyway")
+	stateDir     = flag.String("state", "state", "directory of the service's durable state: API keys (access.db), the token secret, the admin token; created when missing")
+
+	idsSecret       = flag.String("ids.secret", "", "secret of the public id tokens and cursors: at least 32 bytes, literal or file://PATH; empty uses <state>/token.secret, created once and kept. Changing it changes every token")
+	readTimeout     = flag.Duration("http.readTimeout", 10*time.Second, "maximum duration for reading a whole request, including the body")
+	writeTimeout    = flag.Duration("http.writeTimeout", 10*time.Second, "maximum duration for writing a response")
+	idleTimeout     = flag.Duration("http.idleTimeout", 60*time.Second, "keep-alive connections idle for longer are closed")
+	drainTimeout    = flag.Duration("http.drainTimeout", 30*time.Second, "on SIGTERM, how long requests in flight may take to finish before the process exits anyway")
+	cacheMaxAge     = flag.Duration("http.cacheMaxAge", time.Hour, "max-age of Cache-Control on catalogue responses (rounded to seconds); clients revalidate with If-None-Match afterwards")
+	compressedCache = flag.Int64("http.compressedCacheBytes", 64<<20, "bytes of memory for compressed response bodies (gzip, br, zstd), in bytes; 0 or negative disables the cache")
+	cdnBase         = flag.String("images.cdnBase", "", "base URL of image URLs, without a trailing slash; empty uses the one recorded in the snapshot")
+	licensingURL    = flag.String("licensing.url", "https://vspec.example/licensing", "where GET /v1/export points buyers of licensed exports")
+	upgradeURL      = flag.String("upgrade.url", "https://vspec.example/pricing", "the upgrade path 403 responses give")
+	adminListen     = flag.String("admin.listen", "127.0.0.1:8081", "loopback address of the admin API (keys, reload); empty disables it. See also -admin.token")
+	adminTokenFlag  = flag.String("admin.token", "", "bearer token of the admin API, at least 16 characters, literal or file://PATH; empty uses <state>/admin.token, created once")
 )
 
 func main() {
@@ -76,17 +89,69 @@ func run() error {
 	}
 	_, _, _, variants := cat.Counts()
 	log.Printf("loaded snapshot %s (identity %s, %d variants) in %s", *snapshotPath, cat.Meta.Identity, variants, time.Since(t).Round(time.Millisecond))
-	holder := engine.NewHolder(cat)
-	reloader := &loader.Reloader{Path: *snapshotPath, Holder: holder}
+	secret, err := tokenSecret()
+	if err != nil {
+		return err
+	}
+	codec, err := publicid.New(secret)
+	if err != nil {
+		return err
+	}
+	t = time.Now()
+	keys, err := access.Open(*stateDir)
+	if err != nil {
+		return err
+	}
+	defer keys.Close()
+	log.Printf("opened key store %s with %d keys in %s", filepath.Join(*stateDir, access.FileName), len(keys.List()), time.Since(t).Round(time.Millisecond))
+	svc, err := httpd.New(cat, httpd.Options{
+		Codec: codec, Keys: keys, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout,
+		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, CDNBase: *cdnBase,
+		LicensingURL: *licensingURL, UpgradeURL: *upgradeURL,
+	})
+	if err != nil {
+		return err
+	}
+	reloader := &loader.Reloader{Path: *snapshotPath, Install: svc.Install}
+	reload := func() {
+		id, took, err := reloader.Reload()
+		if err != nil {
+			_, failures, _ := reloader.Stats()
+			log.Printf("reload refused, still serving the previous catalogue (%d refused so far): %v", failures, err)
+			return
+		}
+		log.Printf("reloaded snapshot %s (identity %s) in %s", *snapshotPath, id, took.Round(time.Millisecond))
+	}
 
-	srv := httpd.New(holder, httpd.Options{ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout})
+	srv := svc.Server()
 	ln, err := net.Listen("tcp", *listenAddr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", *listenAddr, err)
 	}
-	serveErr := make(chan error, 1)
+	serveErr := make(chan error, 2)
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Printf("serving http://%s/v1 (started in %s)", ln.Addr(), time.Since(start).Round(time.Millisecond))
+
+	if *adminListen != "" {
+		token, err := admin.LoadOrCreateToken(*adminTokenFlag, *stateDir)
+		if err != nil {
+			return err
+		}
+		aln, err := net.Listen("tcp", *adminListen)
+		if err != nil {
+			return fmt.Errorf("cannot listen on %s for the admin API: %w", *adminListen, err)
+		}
+		if ip := aln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
+			log.Printf("warning: the admin API listens on %s, which is not a loopback address", aln.Addr())
+		}
+		adminSrv := &http.Server{Handler: &admin.Handler{Keys: keys, Token: token, Reload: func() (string, error) {
+			id, _, err := reloader.Reload()
+			return id, err
+		}}, ReadHeaderTimeout: 5 * time.Second}
+		go func() { serveErr <- adminSrv.Serve(aln) }()
+		defer adminSrv.Close()
+		log.Printf("admin API on http://%s/admin (token in %s unless -admin.token is set)", aln.Addr(), filepath.Join(*stateDir, "admin.token"))
+	}
 
 	for {
 		select {
@@ -96,15 +161,7 @@ func run() error {
 			if sig == syscall.SIGHUP {
 				// Load in the background: requests keep being served from
 				// the current catalogue until the new one is ready.
-				go func() {
-					id, took, err := reloader.Reload()
-					if err != nil {
-						_, failures, _ := reloader.Stats()
-						log.Printf("reload refused, still serving the previous catalogue (%d refused so far): %v", failures, err)
-						return
-					}
-					log.Printf("reloaded snapshot %s (identity %s) in %s", *snapshotPath, id, took.Round(time.Millisecond))
-				}()
+				go reload()
 				continue
 			}
 			log.Printf("received %s: draining requests in flight (at most %s)", sig, *drainTimeout)
@@ -119,6 +176,15 @@ func run() error {
 			return nil
 		}
 	}
+}
+
+// tokenSecret returns the secret of public tokens from -ids.secret, or the
+// one kept in the state directory.
+func tokenSecret() ([]byte, error) {
+	if *idsSecret != "" {
+		return publicid.LoadSecret(*idsSecret)
+	}
+	return publicid.LoadOrCreateSecret(*stateDir)
 }
 
 // applyEnv sets every flag not given on the command line from its

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -85,10 +86,11 @@ func TestServerLifecycle(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	snap := filepath.Join(dir, "snapshots", "catalogue.snap")
-	addr := freePort(t)
+	addr, adminAddr := freePort(t), freePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-listen", addr, "-snapshot", snap, "-state", filepath.Join(dir, "state"))
+	state := filepath.Join(dir, "state")
+	cmd := exec.CommandContext(ctx, bin, "-listen", addr, "-snapshot", snap, "-state", state, "-admin.listen", adminAddr)
 	cmd.Env = append(os.Environ(), "CATALOGUED_HTTP_DRAINTIMEOUT=5s")
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
@@ -99,6 +101,52 @@ func TestServerLifecycle(t *testing.T) {
 	logs.waitFor(t, "serving http://"+addr+"/v1", 90*time.Second)
 	if code, err := health(addr); err != nil || code != 200 {
 		t.Fatalf("health: %d, %v", code, err)
+	}
+
+	// Keys are managed through the admin API while the server runs.
+	token, err := os.ReadFile(filepath.Join(state, "admin.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adminCall := func(method, path, body string) (int, string) {
+		req, _ := http.NewRequest(method, "http://"+adminAddr+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	code, body := adminCall("POST", "/admin/keys", `{"plan":"free"}`)
+	key := regexp.MustCompile(`vsc_free_[0-9a-f]{48}`).FindString(body)
+	if code != 201 || key == "" {
+		t.Fatalf("admin create: %d %s", code, body)
+	}
+	get := func(path string) int {
+		req, _ := http.NewRequest("GET", "http://"+addr+path, nil)
+		req.Header.Set("X-Api-Key", key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if c := get("/v1/brands/volkswagen"); c != 200 {
+		t.Fatalf("a key created through the admin API: %d", c)
+	}
+	if code, body := adminCall("POST", "/admin/keys/"+key+"/revoke", ""); code != 200 {
+		t.Fatalf("admin revoke: %d %s", code, body)
+	}
+	if c := get("/v1/brands/volkswagen"); c != 403 {
+		t.Fatalf("a revoked key: %d", c)
+	}
+	// The key store is locked while the server runs; the CLI says so.
+	out, err := exec.Command("go", "run", "../catalogue", "keys", "list", "-state", state).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "in use by another process") {
+		t.Errorf("catalogue keys list on a running server's state: %v\n%s", err, out)
 	}
 
 	cmd.Process.Signal(syscall.SIGHUP)

@@ -420,11 +420,4 @@ func TestSlugify(t *testing.T) {
 	f("Model S Plaid+", "model-s-plaid-plus")
 }
 
-func TestImageURL(t *testing.T) {
-	got := ImageURL("https://cdn.example/img", "volkswagen", "golf", 0xabc, dataset.RoleHero)
-	if got != "https://cdn.example/img/volkswagen/golf/hero/00000abc.webp" {
-		t.Errorf("ImageURL = %s", got)
-	}
-}
-
 var _ = bytes.Equal

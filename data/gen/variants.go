@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/vspec/catalogue/data/dataset"
-	"github.com/vspec/catalogue/data/vocab"
 )
 
 // Shares of the catalogue with missing data, as in the source catalogue.
@@ -374,16 +372,3 @@ func (c *car) wheels(r *rng) {
 	c.tyreWidth = int(clamp(float64(w/10*10+5), 135, 335))
 	c.tyreAspect = int(clamp(float64(a/5*5), 25, 80))
 }
-
-// ImageURL renders the CDN URL of image i of a variant; it is the one place
-// that knows the URL layout.
-func ImageURL(cdnBase, brandSlug, modelSlug string, key uint32, role uint8) string {
-	r := "card"
-	if role == dataset.RoleHero {
-		r = "hero"
-	}
-	return cdnBase + "/" + brandSlug + "/" + modelSlug + "/" + r + "/" + fmt.Sprintf("%08x", key) + ".webp"
-}
-
-var _ = strconv.Itoa
-var _ = vocab.En

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/admin"
+)
+
+const keysUsage = `usage:
+  catalogue keys create -state DIR -plan apify|free|demo [-email E] [-note N] [-pending]
+  catalogue keys list -state DIR
+  catalogue keys revoke -state DIR KEY|HASH-PREFIX
+  catalogue keys activate -state DIR KEY|HASH-PREFIX
+
+The commands work on the state directory while the server is stopped; while
+it runs, use its admin API (-admin.listen) instead.`
+
+func runKeys(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(keysUsage)
+	}
+	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
+	state := fs.String("state", "state", "the server's state directory")
+	plan := fs.String("plan", "", "plan of the new key: apify (full catalogue, raw ids), free (legacy) or demo (40 cars)")
+	email := fs.String("email", "", "email address of the key's holder")
+	note := fs.String("note", "", "a note kept with the key")
+	pending := fs.Bool("pending", false, "create the key not yet active (it answers 403 until activated)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	open := func() (*access.Store, error) { return access.Open(*state) }
+	switch args[0] {
+	case "create":
+		p, ok := access.ParsePlan(*plan)
+		if !ok {
+			return errors.New("-plan must be apify, free or demo")
+		}
+		st := access.StateActive
+		if *pending {
+			st = access.StatePending
+		}
+		s, err := open()
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		text, k, err := s.Create(p, st, *email, *note)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "created a %s key (%s), hash %s\nThe key is shown once and only its hash is stored:\n%s\n", k.Plan, k.State, k.Hash.String()[:16], text)
+		return nil
+	case "list":
+		s, err := open()
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(w, "HASH\tPLAN\tSTATE\tCREATED\tEMAIL\tNOTE")
+		for _, k := range s.List() {
+			v := admin.View(k)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Hash[:16], v.Plan, v.State, v.Created.Format(time.DateOnly), v.Email, v.Note)
+		}
+		return w.Flush()
+	case "revoke", "activate":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("keys %s needs the key or at least 8 hex digits of its hash", args[0])
+		}
+		st := access.StateRevoked
+		if args[0] == "activate" {
+			st = access.StateActive
+		}
+		s, err := open()
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		k, err := s.SetState(fs.Arg(0), st)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "key %s is now %s\n", k.Hash.String()[:16], k.State)
+		return nil
+	}
+	return fmt.Errorf("unknown keys command %q\n%s", args[0], keysUsage)
+}

@@ -1,0 +1,362 @@
+package access
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Plan is what a key's holder bought.
+type Plan uint8
+
+// Plans.
+const (
+	PlanDemo  Plan = 1 // the self-serve tier: the 40-car demo set
+	PlanApify Plan = 2 // the paid channel, metered and billed by the platform; raw integer ids
+	PlanFree  Plan = 3 // legacy and deprecated: only on keys granted by hand before the tier was removed
+)
+
+var planNames = map[Plan]string{PlanDemo: "demo", PlanApify: "apify", PlanFree: "free"}
+
+// String returns the plan's name as the API shows it.
+func (p Plan) String() string { return planNames[p] }
+
+// ParsePlan parses a plan name.
+func ParsePlan(s string) (Plan, bool) {
+	for p, n := range planNames {
+		if n == s {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// MonthlyQuota is the default number of calls per month of each plan.
+func (p Plan) MonthlyQuota() int64 {
+	switch p {
+	case PlanDemo:
+		return 20000
+	case PlanApify:
+		return 100000
+	case PlanFree:
+		return 1000
+	}
+	return 0
+}
+
+// State is where a key is in its life.
+type State uint8
+
+// Key states.
+const (
+	StatePending State = 1 // not yet active
+	StateActive  State = 2
+	StateRevoked State = 3
+)
+
+var stateNames = map[State]string{StatePending: "not_yet_active", StateActive: "active", StateRevoked: "revoked"}
+
+// String returns the state's name.
+func (s State) String() string { return stateNames[s] }
+
+// Hash is the SHA-256 of a key: what is stored instead of the key.
+type Hash [32]byte
+
+// HashKey returns the hash of a key as sent by a client.
+func HashKey(key []byte) Hash { return sha256.Sum256(key) }
+
+// String returns the hash in hex.
+func (h Hash) String() string { return hex.EncodeToString(h[:]) }
+
+// Key is a stored key. Records are immutable: a change stores a new record.
+type Key struct {
+	Hash    Hash
+	Plan    Plan
+	State   State
+	Email   string
+	Note    string
+	Created time.Time
+	Changed time.Time
+
+	usage *Usage // shared by every record of the same key
+}
+
+// Usage returns the key's call counter.
+func (k *Key) Usage() *Usage { return k.usage }
+
+// Usage counts a key's calls in the current calendar month (UTC).
+type Usage struct {
+	month atomic.Int32 // year*12 + month-1 of the count
+	used  atomic.Int64
+}
+
+func monthOf(t time.Time) int32 { return int32(t.Year()*12 + int(t.Month()) - 1) }
+
+// Add counts one call at time now.
+func (u *Usage) Add(now time.Time) {
+	m := monthOf(now)
+	if cur := u.month.Load(); cur != m {
+		if u.month.CompareAndSwap(cur, m) {
+			u.used.Store(0)
+		}
+	}
+	u.used.Add(1)
+}
+
+// Used returns the calls counted in the month of now.
+func (u *Usage) Used(now time.Time) int64 {
+	if u.month.Load() != monthOf(now) {
+		return 0
+	}
+	return u.used.Load()
+}
+
+// ResetsAt returns when the month of now ends: the first instant of the
+// next month, UTC.
+func ResetsAt(now time.Time) time.Time {
+	now = now.UTC()
+	return time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+}
+
+// record is the stored form of a Key.
+type record struct {
+	Plan    string    `json:"plan"`
+	State   string    `json:"state"`
+	Email   string    `json:"email,omitempty"`
+	Note    string    `json:"note,omitempty"`
+	Created time.Time `json:"created"`
+	Changed time.Time `json:"changed"`
+}
+
+var bucketKeys = []byte("keys")
+
+// ErrLocked is returned by Open when another process (a running server)
+// holds the store.
+var ErrLocked = errors.New("the state directory is in use by another process")
+
+// ErrNotFound is returned when no key matches a reference.
+var ErrNotFound = errors.New("no such key")
+
+// Store is the durable key store with its in-memory index.
+type Store struct {
+	db    *bolt.DB
+	mu    sync.Mutex // serialises writers
+	index atomic.Pointer[map[Hash]*Key]
+	now   func() time.Time
+}
+
+// FileName is the store's file within the state directory.
+const FileName = "access.db"
+
+// Open opens (creating when needed) the store in dir and loads every key
+// into memory.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create state directory: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 500 * time.Millisecond})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("cannot open %s: %w (stop the server, or use its admin listener)", path, ErrLocked)
+		}
+		return nil, fmt.Errorf("cannot open %s: %w", path, err)
+	}
+	s := &Store{db: db, now: time.Now}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketKeys)
+		return err
+	}); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cannot initialise %s: %w", path, err)
+	}
+	index := map[Hash]*Key{}
+	err = db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketKeys).ForEach(func(k, v []byte) error {
+			key, err := decode(k, v)
+			if err != nil {
+				return err
+			}
+			key.usage = &Usage{}
+			index[key.Hash] = key
+			return nil
+		})
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cannot load keys from %s: %w", path, err)
+	}
+	s.index.Store(&index)
+	return s, nil
+}
+
+func decode(k, v []byte) (*Key, error) {
+	if len(k) != len(Hash{}) {
+		return nil, fmt.Errorf("key record with a %d-byte hash", len(k))
+	}
+	var r record
+	if err := json.Unmarshal(v, &r); err != nil {
+		return nil, fmt.Errorf("key record %x: %w", k[:4], err)
+	}
+	key := &Key{Email: r.Email, Note: r.Note, Created: r.Created, Changed: r.Changed}
+	copy(key.Hash[:], k)
+	var ok bool
+	if key.Plan, ok = ParsePlan(r.Plan); !ok {
+		return nil, fmt.Errorf("key record %x: unknown plan %q", k[:4], r.Plan)
+	}
+	for st, n := range stateNames {
+		if n == r.State {
+			key.State = st
+		}
+	}
+	if key.State == 0 {
+		return nil, fmt.Errorf("key record %x: unknown state %q", k[:4], r.State)
+	}
+	return key, nil
+}
+
+// Close closes the database file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Lookup returns the stored key a client sent, without touching the disk.
+func (s *Store) Lookup(key []byte) (*Key, bool) {
+	k, ok := (*s.index.Load())[HashKey(key)]
+	return k, ok
+}
+
+// KeyPrefix starts every key; the plan's name and an underscore follow it.
+const KeyPrefix = "vsc_"
+
+// NewKeyText returns a fresh key of a plan: "vsc_<plan>_" and 48 lowercase
+// hex digits from the system's random source.
+func NewKeyText(p Plan) (string, error) {
+	var raw [24]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", fmt.Errorf("cannot draw a key: %w", err)
+	}
+	return KeyPrefix + p.String() + "_" + hex.EncodeToString(raw[:]), nil
+}
+
+// Create stores a new key and returns it; the text is never stored.
+func (s *Store) Create(p Plan, state State, email, note string) (text string, key *Key, err error) {
+	if _, ok := planNames[p]; !ok {
+		return "", nil, fmt.Errorf("unknown plan %d", p)
+	}
+	text, err = NewKeyText(p)
+	if err != nil {
+		return "", nil, err
+	}
+	now := s.now().UTC()
+	key = &Key{Hash: HashKey([]byte(text)), Plan: p, State: state, Email: strings.ToLower(strings.TrimSpace(email)), Note: note, Created: now, Changed: now, usage: &Usage{}}
+	if err := s.put(key); err != nil {
+		return "", nil, err
+	}
+	return text, key, nil
+}
+
+// SetState changes the state of the key ref names (see Find).
+func (s *Store) SetState(ref string, state State) (*Key, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, err := s.find(ref)
+	if err != nil {
+		return nil, err
+	}
+	k := *old
+	k.State = state
+	k.Changed = s.now().UTC()
+	if err := s.putLocked(&k); err != nil {
+		return nil, err
+	}
+	return &k, nil
+}
+
+func (s *Store) put(k *Key) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.putLocked(k)
+}
+
+// putLocked writes the record durably, then publishes a new index.
+func (s *Store) putLocked(k *Key) error {
+	v, err := json.Marshal(record{Plan: k.Plan.String(), State: k.State.String(), Email: k.Email, Note: k.Note, Created: k.Created, Changed: k.Changed})
+	if err != nil {
+		return err
+	}
+	if err := s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketKeys).Put(k.Hash[:], v) }); err != nil {
+		return fmt.Errorf("cannot store key: %w", err)
+	}
+	old := *s.index.Load()
+	next := make(map[Hash]*Key, len(old)+1)
+	for h, x := range old {
+		next[h] = x
+	}
+	if prev, ok := old[k.Hash]; ok {
+		k.usage = prev.usage
+	}
+	if k.usage == nil {
+		k.usage = &Usage{}
+	}
+	next[k.Hash] = k
+	s.index.Store(&next)
+	return nil
+}
+
+// Find returns the key a reference names: the key text itself, or at least
+// 8 hex digits of the start of its hash.
+func (s *Store) Find(ref string) (*Key, error) { return s.find(ref) }
+
+func (s *Store) find(ref string) (*Key, error) {
+	idx := *s.index.Load()
+	if strings.HasPrefix(ref, KeyPrefix) {
+		if k, ok := idx[HashKey([]byte(ref))]; ok {
+			return k, nil
+		}
+		return nil, ErrNotFound
+	}
+	ref = strings.ToLower(ref)
+	if len(ref) < 8 {
+		return nil, fmt.Errorf("a hash prefix needs at least 8 hex digits, got %q", ref)
+	}
+	var found *Key
+	for h, k := range idx {
+		if strings.HasPrefix(h.String(), ref) {
+			if found != nil {
+				return nil, fmt.Errorf("hash prefix %q names more than one key", ref)
+			}
+			found = k
+		}
+	}
+	if found == nil {
+		return nil, ErrNotFound
+	}
+	return found, nil
+}
+
+// List returns every key, oldest first.
+func (s *Store) List() []*Key {
+	idx := *s.index.Load()
+	out := make([]*Key, 0, len(idx))
+	for _, k := range idx {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return strings.Compare(out[i].Hash.String(), out[j].Hash.String()) < 0
+	})
+	return out
+}

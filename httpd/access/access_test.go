@@ -1,0 +1,92 @@
+package access
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestKeysPersist(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, k, err := s.Create(PlanApify, StateActive, " Ops@Example.org ", "pilot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^vsc_apify_[0-9a-f]{48}$`).MatchString(text) {
+		t.Errorf("key %q", text)
+	}
+	if k.Email != "ops@example.org" {
+		t.Errorf("email %q not normalised", k.Email)
+	}
+	demo, _, _ := s.Create(PlanDemo, StatePending, "", "")
+	if !regexp.MustCompile(`^vsc_demo_[0-9a-f]{48}$`).MatchString(demo) {
+		t.Errorf("demo key %q: want a fixed prefix, _demo_, 48 hex", demo)
+	}
+	if got, ok := s.Lookup([]byte(text)); !ok || got.Plan != PlanApify || got.State != StateActive {
+		t.Fatalf("Lookup: %v %v", got, ok)
+	}
+	if _, ok := s.Lookup([]byte(text + "x")); ok {
+		t.Error("a wrong key was found")
+	}
+	got, _ := s.Lookup([]byte(text))
+	got.Usage().Add(time.Now())
+	if _, err := s.SetState(k.Hash.String()[:10], StateRevoked); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Lookup([]byte(text)); got.State != StateRevoked || got.Usage().Used(time.Now()) != 1 {
+		t.Errorf("after revoke: state %v, used %d (the counter must carry over)", got.State, got.Usage().Used(time.Now()))
+	}
+	// A second process cannot open the store while it is open.
+	if _, err := Open(dir); !errors.Is(err, ErrLocked) {
+		t.Errorf("second open: %v", err)
+	}
+	s.Close()
+	// Everything survives a restart, and the key text was never stored.
+	s2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if got, ok := s2.Lookup([]byte(text)); !ok || got.State != StateRevoked || got.Note != "pilot" {
+		t.Errorf("after reopen: %+v %v", got, ok)
+	}
+	if len(s2.List()) != 2 {
+		t.Errorf("%d keys after reopen", len(s2.List()))
+	}
+	if _, err := s2.Find("abc"); err == nil || !strings.Contains(err.Error(), "8 hex digits") {
+		t.Errorf("short reference: %v", err)
+	}
+	if _, err := s2.Find("ffffffffffff"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown reference: %v", err)
+	}
+}
+
+func TestUsageMonths(t *testing.T) {
+	var u Usage
+	jan := time.Date(2026, 1, 31, 23, 59, 0, 0, time.UTC)
+	u.Add(jan)
+	u.Add(jan)
+	if u.Used(jan) != 2 {
+		t.Errorf("used %d", u.Used(jan))
+	}
+	feb := jan.Add(2 * time.Minute)
+	if u.Used(feb) != 0 {
+		t.Error("January's calls counted in February")
+	}
+	u.Add(feb)
+	if u.Used(feb) != 1 {
+		t.Errorf("February used %d", u.Used(feb))
+	}
+	if got := ResetsAt(jan); !got.Equal(time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("ResetsAt %v", got)
+	}
+	if got := ResetsAt(time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)); got.Year() != 2027 || got.Month() != 1 {
+		t.Errorf("ResetsAt in December %v", got)
+	}
+}

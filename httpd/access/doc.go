@@ -1,0 +1,14 @@
+// Package access owns who may call the API: plans (demo, apify, free), API
+// keys and their states (not yet active, active, revoked), and the durable
+// store they live in.
+//
+// Keys are kept in an embedded database file (bbolt) under the state
+// directory and loaded into memory at open, so a request's key check is a
+// hash and a map lookup that never waits on the disk. Only the SHA-256 of a
+// key is stored; the key itself is shown once, when it is created. Writes
+// (create, revoke, activate) go to the file first and then replace the
+// in-memory index atomically.
+//
+// The package imports the standard library and bbolt; it must not import
+// httpd or the engine.
+package access

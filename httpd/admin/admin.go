@@ -1,0 +1,180 @@
+// Package admin is the operator's API of a running server, on its own
+// loopback listener and behind a bearer token: create, list, revoke and
+// activate API keys, and reload the snapshot. It is the running twin of the
+// "catalogue keys" commands, which work on the state directory while the
+// server is stopped (the key store allows one process at a time).
+//
+// It is cold-path code on net/http and encoding/json. It imports
+// httpd/access; nothing imports it but cmd.
+package admin
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/vspec/catalogue/httpd/access"
+)
+
+// Handler serves the admin API.
+type Handler struct {
+	Keys   *access.Store
+	Token  []byte                              // required bearer token
+	Reload func() (identity string, err error) // nil disables POST /admin/reload
+}
+
+// KeyView is a key as the admin API shows it: never the key itself, except
+// once in the response that creates it.
+type KeyView struct {
+	APIKey  string    `json:"api_key,omitempty"`
+	Hash    string    `json:"hash"`
+	Plan    string    `json:"plan"`
+	State   string    `json:"state"`
+	Email   string    `json:"email,omitempty"`
+	Note    string    `json:"note,omitempty"`
+	Created time.Time `json:"created"`
+	Changed time.Time `json:"changed"`
+}
+
+// View returns the admin view of a key.
+func View(k *access.Key) KeyView {
+	return KeyView{Hash: k.Hash.String(), Plan: k.Plan.String(), State: k.State.String(), Email: k.Email, Note: k.Note, Created: k.Created, Changed: k.Changed}
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	auth := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(tok), h.Token) != 1 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="catalogue-admin"`)
+		problem(w, http.StatusUnauthorized, "The admin token is missing or wrong.")
+		return
+	}
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case path == "/admin/keys" && r.Method == http.MethodGet:
+		var out []KeyView
+		for _, k := range h.Keys.List() {
+			out = append(out, View(k))
+		}
+		reply(w, http.StatusOK, map[string]any{"data": out})
+	case path == "/admin/keys" && r.Method == http.MethodPost:
+		var req struct {
+			Plan  string `json:"plan"`
+			State string `json:"state"`
+			Email string `json:"email"`
+			Note  string `json:"note"`
+		}
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			problem(w, http.StatusBadRequest, "The body must be a JSON object with plan, and optionally state, email and note: "+err.Error())
+			return
+		}
+		plan, ok := access.ParsePlan(req.Plan)
+		if !ok {
+			problem(w, http.StatusBadRequest, "plan must be demo, apify or free")
+			return
+		}
+		state := access.StateActive
+		switch req.State {
+		case "", "active":
+		case "not_yet_active":
+			state = access.StatePending
+		default:
+			problem(w, http.StatusBadRequest, "state must be active or not_yet_active")
+			return
+		}
+		text, k, err := h.Keys.Create(plan, state, req.Email, req.Note)
+		if err != nil {
+			problem(w, http.StatusServiceUnavailable, "The key could not be stored: "+err.Error())
+			return
+		}
+		v := View(k)
+		v.APIKey = text
+		reply(w, http.StatusCreated, map[string]any{"data": v})
+	case strings.HasPrefix(path, "/admin/keys/") && r.Method == http.MethodPost:
+		rest := strings.TrimPrefix(path, "/admin/keys/")
+		ref, action, _ := strings.Cut(rest, "/")
+		var state access.State
+		switch action {
+		case "revoke":
+			state = access.StateRevoked
+		case "activate":
+			state = access.StateActive
+		default:
+			problem(w, http.StatusNotFound, "No admin route "+r.URL.Path)
+			return
+		}
+		k, err := h.Keys.SetState(ref, state)
+		if errors.Is(err, access.ErrNotFound) {
+			problem(w, http.StatusNotFound, "No key matches "+ref)
+			return
+		} else if err != nil {
+			problem(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		reply(w, http.StatusOK, map[string]any{"data": View(k)})
+	case path == "/admin/reload" && r.Method == http.MethodPost && h.Reload != nil:
+		id, err := h.Reload()
+		if err != nil {
+			problem(w, http.StatusUnprocessableEntity, "Reload refused, the previous catalogue is still served: "+err.Error())
+			return
+		}
+		reply(w, http.StatusOK, map[string]any{"data": map[string]string{"identity": id}})
+	default:
+		problem(w, http.StatusNotFound, "No admin route "+r.Method+" "+r.URL.Path)
+	}
+}
+
+func reply(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func problem(w http.ResponseWriter, status int, detail string) {
+	w.Header().Set("Content-Type", "application/problem+json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"type": "about:blank", "title": http.StatusText(status), "status": status, "detail": detail})
+}
+
+// LoadOrCreateToken returns the admin token: from value ("file://PATH" or
+// literal) when given, else from <stateDir>/admin.token, created on first
+// use with 32 random bytes.
+func LoadOrCreateToken(value, stateDir string) ([]byte, error) {
+	if value != "" {
+		if p, ok := strings.CutPrefix(value, "file://"); ok {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, fmt.Errorf("cannot read admin token: %w", err)
+			}
+			value = strings.TrimSpace(string(b))
+		}
+		if len(value) < 16 {
+			return nil, errors.New("the admin token must be at least 16 characters")
+		}
+		return []byte(value), nil
+	}
+	path := filepath.Join(stateDir, "admin.token")
+	if b, err := os.ReadFile(path); err == nil {
+		return []byte(strings.TrimSpace(string(b))), nil
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, err
+	}
+	tok := fmt.Sprintf("%x", raw)
+	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("cannot create admin token: %w", err)
+	}
+	return []byte(tok), nil
+}

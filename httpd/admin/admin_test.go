@@ -1,0 +1,88 @@
+package admin
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/vspec/catalogue/httpd/access"
+)
+
+func TestAdminAPI(t *testing.T) {
+	keys, err := access.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keys.Close()
+	reloads := 0
+	h := &Handler{Keys: keys, Token: []byte("admin-token-of-16+"), Reload: func() (string, error) {
+		reloads++
+		if reloads > 1 {
+			return "", errors.New("corrupt snapshot: truncated")
+		}
+		return "abcd", nil
+	}}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	call := func(method, path, token, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var m map[string]any
+		json.NewDecoder(res.Body).Decode(&m)
+		return res.StatusCode, m
+	}
+	if code, _ := call("GET", "/admin/keys", "", ""); code != 401 {
+		t.Errorf("no token: %d", code)
+	}
+	if code, _ := call("GET", "/admin/keys", "wrong-token-of-16+", ""); code != 401 {
+		t.Errorf("wrong token: %d", code)
+	}
+	tok := "admin-token-of-16+"
+	code, m := call("POST", "/admin/keys", tok, `{"plan":"apify","email":"a@example.org"}`)
+	if code != 201 {
+		t.Fatalf("create: %d %v", code, m)
+	}
+	created := m["data"].(map[string]any)
+	key := created["api_key"].(string)
+	if k, ok := keys.Lookup([]byte(key)); !ok || k.Plan != access.PlanApify {
+		t.Fatal("the created key is not usable")
+	}
+	if code, m := call("POST", "/admin/keys", tok, `{"plan":"gold"}`); code != 400 {
+		t.Errorf("unknown plan: %d %v", code, m)
+	}
+	if code, _ := call("POST", "/admin/keys", tok, `{"plan":"apify","extra":1}`); code != 400 {
+		t.Errorf("unknown field: %d", code)
+	}
+	_, m = call("GET", "/admin/keys", tok, "")
+	list := m["data"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["api_key"] != nil {
+		t.Errorf("list %v (must never show key texts)", list)
+	}
+	hash := created["hash"].(string)
+	if code, m := call("POST", "/admin/keys/"+hash[:12]+"/revoke", tok, ""); code != 200 || m["data"].(map[string]any)["state"] != "revoked" {
+		t.Errorf("revoke: %d %v", code, m)
+	}
+	if k, _ := keys.Lookup([]byte(key)); k.State != access.StateRevoked {
+		t.Error("revoke did not reach the in-memory index")
+	}
+	if code, _ := call("POST", "/admin/keys/ffffffff/revoke", tok, ""); code != 404 {
+		t.Errorf("unknown key: %d", code)
+	}
+	if code, m := call("POST", "/admin/reload", tok, ""); code != 200 || m["data"].(map[string]any)["identity"] != "abcd" {
+		t.Errorf("reload: %d %v", code, m)
+	}
+	if code, m := call("POST", "/admin/reload", tok, ""); code != 422 || !strings.Contains(m["detail"].(string), "still served") {
+		t.Errorf("refused reload: %d %v", code, m)
+	}
+}

@@ -1,0 +1,209 @@
+package httpd_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/vspec/catalogue/data/gen"
+	"github.com/vspec/catalogue/data/vocab"
+	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/httpd"
+	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/publicid"
+	"github.com/vspec/catalogue/loader"
+)
+
+// env is a running server on a real loopback listener over a small
+// generated catalogue, with one key of each kind.
+type env struct {
+	t     testing.TB
+	addr  string
+	svc   *httpd.Service
+	cat   *engine.Catalogue
+	snap  []byte
+	codec *publicid.Codec
+	keys  *access.Store
+
+	free, apify, demo, pending, revoked string
+}
+
+var (
+	snapOnce sync.Once
+	snapFile []byte
+)
+
+func smallSnapshot() []byte {
+	snapOnce.Do(func() {
+		s, err := gen.Generate(vocab.Default(), gen.Options{Scale: 0.01, Seed: 2})
+		if err != nil {
+			panic(err)
+		}
+		var buf bytes.Buffer
+		if err := loader.Write(&buf, s); err != nil {
+			panic(err)
+		}
+		snapFile = buf.Bytes()
+	})
+	return snapFile
+}
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	e := &env{t: t, snap: smallSnapshot()}
+	var err error
+	if e.cat, err = loader.FromBytes(e.snap); err != nil {
+		t.Fatal(err)
+	}
+	if e.codec, err = publicid.New([]byte("test secret of at least thirty-two bytes")); err != nil {
+		t.Fatal(err)
+	}
+	if e.keys, err = access.Open(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.keys.Close() })
+	mk := func(p access.Plan, st access.State) string {
+		text, _, err := e.keys.Create(p, st, "owner@example.org", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return text
+	}
+	e.free, e.apify, e.demo = mk(access.PlanFree, access.StateActive), mk(access.PlanApify, access.StateActive), mk(access.PlanDemo, access.StateActive)
+	e.pending, e.revoked = mk(access.PlanApify, access.StatePending), mk(access.PlanFree, access.StateRevoked)
+	e.svc, err = httpd.New(e.cat, httpd.Options{Codec: e.codec, Keys: e.keys, LicensingURL: "https://licensing.example/offer", UpgradeURL: "https://upgrade.example/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := e.svc.Server()
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown() })
+	e.addr = ln.Addr().String()
+	return e
+}
+
+// resp is a response read whole.
+type resp struct {
+	status int
+	header map[string]string
+	body   []byte
+}
+
+func (r resp) json(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v\n%s", err, r.body)
+	}
+	return m
+}
+
+// do sends a request with the key (X-Api-Key) and extra header pairs.
+func (e *env) do(method, path, key string, headers ...string) resp {
+	e.t.Helper()
+	req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(res)
+	req.Header.SetMethod(method)
+	req.SetRequestURI("http://" + e.addr + path)
+	if key != "" {
+		req.Header.Set("X-Api-Key", key)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	if err := fasthttp.DoTimeout(req, res, 10*time.Second); err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	r := resp{status: res.StatusCode(), header: map[string]string{}, body: append([]byte(nil), res.Body()...)}
+	for k, v := range res.Header.All() {
+		r.header[string(k)] = string(v)
+	}
+	return r
+}
+
+func (e *env) get(path, key string, headers ...string) resp {
+	e.t.Helper()
+	return e.do("GET", path, key, headers...)
+}
+
+// ok gets path and expects 200 with a JSON body.
+func (e *env) ok(path, key string) map[string]any {
+	e.t.Helper()
+	r := e.get(path, key)
+	if r.status != 200 {
+		e.t.Fatalf("GET %s: %d %s", path, r.status, r.body)
+	}
+	return r.json(e.t)
+}
+
+// problem expects an RFC 9457 problem with the status whose detail
+// contains want.
+func (e *env) problem(r resp, status int, want string) {
+	e.t.Helper()
+	if r.status != status {
+		e.t.Errorf("status %d, want %d: %s", r.status, status, r.body)
+		return
+	}
+	if ct := r.header["Content-Type"]; ct != "application/problem+json; charset=utf-8" {
+		e.t.Errorf("problem content type %q", ct)
+	}
+	p := r.json(e.t)
+	if p["type"] != "about:blank" || p["title"] == nil || p["status"] != float64(status) {
+		e.t.Errorf("not a problem document: %s", r.body)
+	}
+	if d, _ := p["detail"].(string); !strings.Contains(d, want) {
+		e.t.Errorf("detail %q does not contain %q", d, want)
+	}
+}
+
+// walk follows links.next from path and returns every data element.
+func (e *env) walk(path, key string) []map[string]any {
+	e.t.Helper()
+	var all []map[string]any
+	seen := map[string]bool{}
+	for page := 0; ; page++ {
+		if page > 10000 {
+			e.t.Fatal("pagination does not end")
+		}
+		m := e.ok(path, key)
+		data, _ := m["data"].([]any)
+		links, _ := m["links"].(map[string]any)
+		for _, d := range data {
+			all = append(all, d.(map[string]any))
+		}
+		next, ok := links["next"].(string)
+		if !ok {
+			return all
+		}
+		if len(data) == 0 {
+			e.t.Fatalf("%s: an empty page with links.next", path)
+		}
+		if seen[next] {
+			e.t.Fatalf("%s: cursor %s repeats", path, next)
+		}
+		seen[next] = true
+		path = withParam(path, "cursor", next)
+	}
+}
+
+func withParam(path, k, v string) string {
+	u, _ := url.Parse(path)
+	q := u.Query()
+	q.Set(k, v)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func str(m map[string]any, k string) string { s, _ := m[k].(string); return s }

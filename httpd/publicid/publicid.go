@@ -1,0 +1,290 @@
+package publicid
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Kind is the kind of entity a token names.
+type Kind uint8
+
+// Token kinds. The values are the tags enciphered with the id; changing
+// them changes every token.
+const (
+	Variant    Kind = 0x56 // 'V'
+	Generation Kind = 0x47 // 'G'
+	Model      Kind = 0x4d // 'M'
+)
+
+// Prefix returns the token prefix of the kind: "v_", "g_" or "m_".
+func (k Kind) Prefix() string {
+	switch k {
+	case Variant:
+		return "v_"
+	case Generation:
+		return "g_"
+	case Model:
+		return "m_"
+	}
+	panic("BUG: unknown token kind")
+}
+
+// MaxID is the largest stable id a token can carry (24 bits).
+const MaxID = 1<<24 - 1
+
+// TokenLen is the length of every entity token.
+const TokenLen = 10
+
+const rounds = 8
+
+// Codec encodes and decodes tokens and cursors with one secret. It is
+// immutable and safe for concurrent use.
+type Codec struct {
+	round  [rounds]sipKey // Feistel round keys
+	cursor sipKey         // cursor MAC key
+}
+
+// SecretSize is the size of a secret in bytes.
+const SecretSize = 32
+
+// New returns a codec keyed by secret, which must be at least SecretSize
+// bytes of high entropy.
+func New(secret []byte) (*Codec, error) {
+	if len(secret) < SecretSize {
+		return nil, fmt.Errorf("token secret is %d bytes, at least %d are required", len(secret), SecretSize)
+	}
+	c := &Codec{}
+	derive := func(label string) sipKey {
+		m := hmac.New(sha256.New, secret)
+		m.Write([]byte("vspec/publicid/v1/" + label))
+		return sipKeyFrom(m.Sum(nil))
+	}
+	for i := range c.round {
+		c.round[i] = derive(fmt.Sprintf("round/%d", i))
+	}
+	c.cursor = derive("cursor")
+	return c, nil
+}
+
+func (c *Codec) f(i int, half uint32) uint32 {
+	return uint32(c.round[i].sum64Uint64(uint64(half)|uint64(i)<<16)) & 0xffff
+}
+
+// permute enciphers a 32-bit block.
+func (c *Codec) permute(x uint32) uint32 {
+	l, r := x>>16, x&0xffff
+	for i := 0; i < rounds; i++ {
+		l, r = r, l^c.f(i, r)
+	}
+	return l<<16 | r
+}
+
+// unpermute deciphers a 32-bit block.
+func (c *Codec) unpermute(x uint32) uint32 {
+	l, r := x>>16, x&0xffff
+	for i := rounds - 1; i >= 0; i-- {
+		l, r = r^c.f(i, l), l
+	}
+	return l<<16 | r
+}
+
+// Encode returns the 32-bit token value of the entity. id must be at most
+// MaxID.
+func (c *Codec) Encode(kind Kind, id uint32) uint32 {
+	if id > MaxID {
+		panic("BUG: stable id does not fit in 24 bits")
+	}
+	return c.permute(uint32(kind)<<24 | id)
+}
+
+// Decode returns the stable id a token value carries, and false when the
+// value is not a token of this kind.
+func (c *Codec) Decode(kind Kind, token uint32) (uint32, bool) {
+	x := c.unpermute(token)
+	if Kind(x>>24) != kind || x&MaxID == 0 {
+		return 0, false
+	}
+	return x & MaxID, true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendTokenValue appends the text form of a token value: prefix and 8
+// lowercase hex digits.
+func AppendTokenValue(dst []byte, kind Kind, token uint32) []byte {
+	dst = append(dst, kind.Prefix()...)
+	for s := 28; s >= 0; s -= 4 {
+		dst = append(dst, hexDigits[token>>uint(s)&0xf])
+	}
+	return dst
+}
+
+// AppendToken appends the token of an entity.
+func (c *Codec) AppendToken(dst []byte, kind Kind, id uint32) []byte {
+	return AppendTokenValue(dst, kind, c.Encode(kind, id))
+}
+
+// Token returns the token of an entity as a string.
+func (c *Codec) Token(kind Kind, id uint32) string {
+	return string(c.AppendToken(make([]byte, 0, TokenLen), kind, id))
+}
+
+// Parse decodes a token strictly: the kind's prefix, exactly 8 lowercase
+// hex digits, and a block that deciphers to this kind. Anything else is
+// false.
+func (c *Codec) Parse(kind Kind, s []byte) (uint32, bool) {
+	if len(s) != TokenLen || s[0] != kind.Prefix()[0] || s[1] != '_' {
+		return 0, false
+	}
+	var v uint32
+	for _, ch := range s[2:] {
+		switch {
+		case ch >= '0' && ch <= '9':
+			v = v<<4 | uint32(ch-'0')
+		case ch >= 'a' && ch <= 'f':
+			v = v<<4 | uint32(ch-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return c.Decode(kind, v)
+}
+
+// ParseString is Parse for a string.
+func (c *Codec) ParseString(kind Kind, s string) (uint32, bool) {
+	if len(s) != TokenLen {
+		return 0, false
+	}
+	var b [TokenLen]byte
+	copy(b[:], s)
+	return c.Parse(kind, b[:])
+}
+
+// Cursors.
+
+const cursorVersion = 1
+
+var b64 = base64.RawURLEncoding
+
+// AppendCursor appends "c_" and the sealed position. binding is the MAC
+// input identifying the list (see BindingHash); position is opaque to this
+// package.
+func (c *Codec) AppendCursor(dst []byte, binding uint64, position []byte) []byte {
+	var raw [1 + 8 + 256]byte
+	if len(position) > 256 {
+		panic("BUG: cursor position too long")
+	}
+	buf := append(raw[:0], cursorVersion)
+	buf = append(buf, position...)
+	mac := c.cursorMAC(binding, buf)
+	buf = binary.LittleEndian.AppendUint64(buf, mac)
+	dst = append(dst, "c_"...)
+	n := len(dst)
+	dst = append(dst, make([]byte, b64.EncodedLen(len(buf)))...)
+	b64.Encode(dst[n:], buf)
+	return dst
+}
+
+// OpenCursor checks a cursor against the binding and returns the position
+// it holds, appended to dst. false means the cursor is unreadable, forged,
+// or belongs to another list; the caller starts at the first page.
+func (c *Codec) OpenCursor(dst []byte, s []byte, binding uint64) ([]byte, bool) {
+	if len(s) < 3 || s[0] != 'c' || s[1] != '_' || len(s) > 2+b64.EncodedLen(1+256+8) {
+		return dst, false
+	}
+	var raw [1 + 256 + 8]byte
+	n, err := b64.Decode(raw[:], s[2:])
+	if err != nil || n < 1+8 || raw[0] != cursorVersion {
+		return dst, false
+	}
+	body, mac := raw[:n-8], binary.LittleEndian.Uint64(raw[n-8:n])
+	if c.cursorMAC(binding, body) != mac {
+		return dst, false
+	}
+	return append(dst, body[1:]...), true
+}
+
+func (c *Codec) cursorMAC(binding uint64, body []byte) uint64 {
+	var msg [8 + 1 + 256]byte
+	m := binary.LittleEndian.AppendUint64(msg[:0], binding)
+	m = append(m, body...)
+	return c.cursor.sum64(m)
+}
+
+// BindingHash hashes the parts identifying a list into a cursor binding.
+// Parts are length-prefixed, so ("ab","c") and ("a","bc") differ.
+func (c *Codec) BindingHash(parts ...[]byte) uint64 {
+	var buf [512]byte
+	b := buf[:0]
+	for _, p := range parts {
+		if len(b)+len(p)+2 > len(buf) {
+			p = p[:max(0, len(buf)-len(b)-2)]
+		}
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(p)))
+		b = append(b, p...)
+	}
+	return c.cursor.sum64(b)
+}
+
+// Secrets.
+
+// LoadSecret reads a secret from a value of the -ids.secret flag:
+// "file://PATH" reads the file, anything else is taken literally; either
+// must hold at least SecretSize bytes (a hex or base64 text of 32 random
+// bytes qualifies).
+func LoadSecret(value string) ([]byte, error) {
+	if path, ok := strings.CutPrefix(value, "file://"); ok {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read token secret: %w", err)
+		}
+		value = strings.TrimSpace(string(b))
+	}
+	if len(value) < SecretSize {
+		return nil, fmt.Errorf("token secret is %d bytes, at least %d are required", len(value), SecretSize)
+	}
+	return []byte(value), nil
+}
+
+// LoadOrCreateSecret returns the secret stored in the state directory,
+// creating it from the system's random source on first use. The file is
+// kept: tokens stay valid across restarts and reloads.
+func LoadOrCreateSecret(stateDir string) ([]byte, error) {
+	path := filepath.Join(stateDir, "token.secret")
+	b, err := os.ReadFile(path)
+	if err == nil {
+		return LoadSecret(strings.TrimSpace(string(b)))
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("cannot read token secret: %w", err)
+	}
+	var raw [SecretSize]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, fmt.Errorf("cannot create token secret: %w", err)
+	}
+	secret := fmt.Sprintf("%x", raw)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) { // created concurrently: use that one
+			return LoadOrCreateSecret(stateDir)
+		}
+		return nil, fmt.Errorf("cannot create token secret: %w", err)
+	}
+	if _, err := f.WriteString(secret + "\n"); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cannot write token secret: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return []byte(secret), f.Close()
+}

@@ -1,0 +1,301 @@
+package httpd
+
+import (
+	"strconv"
+
+	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/engine/jsonenc"
+	"github.com/vspec/catalogue/httpd/publicid"
+)
+
+// Pre-rendered fragments of the spec dictionary, per installed catalogue.
+type specFragments struct {
+	key       [][]byte // `"length_mm":`
+	unit      [][]byte // `"mm"` or `null`
+	imperial  []conversion
+	impUnit   [][]byte // `"in"` when converted
+	keyString [][]byte // `"length_mm"`
+}
+
+func newSpecFragments(c *engine.Catalogue) specFragments {
+	n := len(c.Specs)
+	f := specFragments{key: make([][]byte, n), unit: make([][]byte, n), imperial: make([]conversion, n), impUnit: make([][]byte, n), keyString: make([][]byte, n)}
+	for i := range c.Specs {
+		st := &c.Specs[i]
+		f.keyString[i] = jsonenc.AppendString(nil, st.Key)
+		f.key[i] = append(append([]byte(nil), f.keyString[i]...), ':')
+		if st.Unit == "" {
+			f.unit[i] = []byte("null")
+		} else {
+			f.unit[i] = jsonenc.AppendString(nil, st.Unit)
+		}
+		f.imperial[i] = conversionFor(st)
+		if f.imperial[i].unit != "" {
+			f.impUnit[i] = jsonenc.AppendString(nil, f.imperial[i].unit)
+		}
+	}
+	return f
+}
+
+// Ids.
+
+func (rq *request) appendVariantID(dst []byte, row uint32) []byte {
+	if rq.raw {
+		return strconv.AppendUint(dst, uint64(rq.v.cat.VarID[row]), 10)
+	}
+	dst = append(dst, '"')
+	dst = publicid.AppendTokenValue(dst, publicid.Variant, rq.v.varTok[row])
+	return append(dst, '"')
+}
+
+func (rq *request) appendGenerationID(dst []byte, row uint32) []byte {
+	if rq.raw {
+		return strconv.AppendUint(dst, uint64(rq.v.cat.GenID[row]), 10)
+	}
+	dst = append(dst, '"')
+	dst = publicid.AppendTokenValue(dst, publicid.Generation, rq.v.genTok[row])
+	return append(dst, '"')
+}
+
+func (rq *request) appendModelID(dst []byte, row uint32) []byte {
+	if rq.raw {
+		return strconv.AppendUint(dst, uint64(rq.v.cat.ModelID[row]), 10)
+	}
+	dst = append(dst, '"')
+	dst = publicid.AppendTokenValue(dst, publicid.Model, rq.v.modelTok[row])
+	return append(dst, '"')
+}
+
+// Values.
+
+func appendNullableInt(dst []byte, v int32) []byte {
+	if v == engine.Null {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendInt(dst, int64(v), 10)
+}
+
+func appendNullableTenths(dst []byte, v int32) []byte {
+	if v == engine.Null {
+		return append(dst, "null"...)
+	}
+	return jsonenc.AppendScaled(dst, int64(v), 1)
+}
+
+func appendYear(dst []byte, y uint16) []byte {
+	if y == 0 {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendUint(dst, uint64(y), 10)
+}
+
+// appendPriceNew appends price_new_eur: null without a snapshot and when the
+// source carries 0 (unknown, not free).
+func appendPriceNew(dst []byte, c *engine.Catalogue, row uint32) []byte {
+	if !c.VarHasPrice[row] || c.VarPriceEUR[row] == 0 {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendInt(dst, int64(c.VarPriceEUR[row]), 10)
+}
+
+// Resources.
+
+// appendBrand appends a Brand object.
+func (rq *request) appendBrand(dst []byte, row uint32) []byte {
+	c := rq.v.cat
+	dst = append(dst, `{"id":`...)
+	dst = strconv.AppendUint(dst, uint64(c.BrandID[row]), 10)
+	dst = append(dst, `,"name":`...)
+	dst = c.AppendBrandNameJSON(dst, rq.locale, row)
+	dst = append(dst, `,"slug":`...)
+	dst = jsonenc.AppendString(dst, c.BrandSlug.String(row))
+	dst = append(dst, `,"sameAs":[`...)
+	if q := c.BrandWikidata.String(row); q != "" {
+		dst = append(dst, `"https://www.wikidata.org/wiki/`...)
+		dst = append(dst, q...)
+		dst = append(dst, '"')
+	}
+	return append(dst, "]}"...)
+}
+
+// appendModel appends a Model object.
+func (rq *request) appendModel(dst []byte, row uint32) []byte {
+	c := rq.v.cat
+	dst = append(dst, `{"model_id":`...)
+	dst = rq.appendModelID(dst, row)
+	dst = append(dst, `,"brand_id":`...)
+	dst = strconv.AppendUint(dst, uint64(c.BrandID[c.ModelBrand[row]]), 10)
+	dst = append(dst, `,"name":`...)
+	dst = jsonenc.AppendString(dst, c.ModelName.String(row))
+	dst = append(dst, `,"slug":`...)
+	dst = jsonenc.AppendString(dst, c.ModelSlug.String(row))
+	return append(dst, '}')
+}
+
+// appendGeneration appends a Generation object.
+func (rq *request) appendGeneration(dst []byte, row uint32) []byte {
+	c := rq.v.cat
+	dst = append(dst, `{"generation_id":`...)
+	dst = rq.appendGenerationID(dst, row)
+	dst = append(dst, `,"model_id":`...)
+	dst = rq.appendModelID(dst, c.GenModel[row])
+	dst = append(dst, `,"name":`...)
+	dst = jsonenc.AppendString(dst, c.GenName.String(row))
+	dst = append(dst, `,"slug":`...)
+	dst = jsonenc.AppendString(dst, c.GenSlug.String(row))
+	dst = append(dst, `,"year_start":`...)
+	dst = appendYear(dst, c.GenYearStart[row])
+	dst = append(dst, `,"year_end":`...)
+	dst = appendYear(dst, c.GenYearEnd[row])
+	return append(dst, '}')
+}
+
+// appendVariantFields appends the summary fields of a variant, without
+// braces: the Variant projection of every list.
+func (rq *request) appendVariantFields(dst []byte, row uint32) []byte {
+	c := rq.v.cat
+	dst = append(dst, `"variant_id":`...)
+	dst = rq.appendVariantID(dst, row)
+	dst = append(dst, `,"generation_id":`...)
+	dst = rq.appendGenerationID(dst, c.VarGen[row])
+	dst = append(dst, `,"display_name":`...)
+	dst = c.AppendVariantNameJSON(dst, row)
+	dst = append(dst, `,"fuel_slug":"`...)
+	dst = append(dst, c.FuelSlug(c.VarFuel[row])...)
+	dst = append(dst, `","body_type_en":`...)
+	dst = jsonenc.AppendString(dst, c.BodyLabel(c.English(), c.VarBody[row]))
+	dst = rq.appendFigures(dst, row)
+	return dst
+}
+
+// appendFigures appends the headline figures shared by Variant and
+// VariantSpecs, each preceded by a comma.
+func (rq *request) appendFigures(dst []byte, row uint32) []byte {
+	c := rq.v.cat
+	dst = append(dst, `,"power_hp":`...)
+	dst = appendNullableInt(dst, c.VarPowerHP[row])
+	dst = append(dst, `,"torque_nm":`...)
+	dst = appendNullableInt(dst, c.VarTorqueNM[row])
+	dst = append(dst, `,"top_speed_kmh":`...)
+	dst = appendNullableInt(dst, c.VarTopSpeedKMH[row])
+	dst = append(dst, `,"accel_0_100_s":`...)
+	dst = appendNullableTenths(dst, c.VarAccel100[row])
+	dst = append(dst, `,"battery_kwh":`...)
+	dst = appendNullableTenths(dst, c.VarBatteryKWh[row])
+	dst = append(dst, `,"price_new_eur":`...)
+	return appendPriceNew(dst, c, row)
+}
+
+// appendSpecValue appends one value in its JSON form: number, boolean,
+// enum label (localized, or the English slug when raw) or text.
+func (rq *request) appendSpecValue(dst []byte, st *engine.SpecType, v int32, localized bool) []byte {
+	c := rq.v.cat
+	switch st.Kind {
+	case engine.KindBool:
+		if v != 0 {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case engine.KindEnum:
+		if localized {
+			return c.AppendEnumLabelJSON(dst, rq.locale, st.Enum, v)
+		}
+		return jsonenc.AppendString(dst, c.Enums[st.Enum].Slugs[v])
+	case engine.KindText:
+		return c.AppendTextJSON(dst, v)
+	case engine.KindNumber:
+		return jsonenc.AppendScaled(dst, int64(v), st.Scale)
+	}
+	return strconv.AppendInt(dst, int64(v), 10)
+}
+
+func appendConfidence(dst []byte, conf uint8) []byte {
+	if conf == 0 {
+		return append(dst, "null"...)
+	}
+	return jsonenc.AppendScaled(dst, int64(conf), 2)
+}
+
+// appendSpecsLocalized appends the specs object of VariantSpecs: spec_key ->
+// {label, v, u, confidence}, labels and enum values in the request's locale,
+// values and units converted when units=imperial.
+func (rq *request) appendSpecsLocalized(dst []byte, row uint32) []byte {
+	c := rq.v.cat
+	f := &rq.v.specs
+	first, end := c.VariantSpecs(row)
+	dst = append(dst, '{')
+	for j := first; j < end; j++ {
+		k := c.SpecKey[j]
+		st := &c.Specs[k]
+		if j > first {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, f.key[k]...)
+		dst = append(dst, `{"label":`...)
+		dst = c.AppendSpecLabelJSON(dst, rq.locale, k)
+		dst = append(dst, `,"v":`...)
+		if conv := f.imperial[k]; rq.imperial && conv.unit != "" {
+			dst = appendImperial(dst, conv, c.SpecVal[j], st.Scale)
+			dst = append(dst, `,"u":`...)
+			dst = append(dst, f.impUnit[k]...)
+		} else {
+			dst = rq.appendSpecValue(dst, st, c.SpecVal[j], true)
+			dst = append(dst, `,"u":`...)
+			dst = append(dst, f.unit[k]...)
+		}
+		dst = append(dst, `,"confidence":`...)
+		dst = appendConfidence(dst, c.SpecConf[j])
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// appendSpecsRaw appends the language-neutral spec document of
+// VariantDetail: spec_key -> {v, u, confidence}, enum values as English
+// slugs, metric units.
+func (rq *request) appendSpecsRaw(dst []byte, row uint32) []byte {
+	c := rq.v.cat
+	f := &rq.v.specs
+	first, end := c.VariantSpecs(row)
+	dst = append(dst, '{')
+	for j := first; j < end; j++ {
+		k := c.SpecKey[j]
+		if j > first {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, f.key[k]...)
+		dst = append(dst, `{"v":`...)
+		dst = rq.appendSpecValue(dst, &c.Specs[k], c.SpecVal[j], false)
+		dst = append(dst, `,"u":`...)
+		dst = append(dst, f.unit[k]...)
+		dst = append(dst, `,"confidence":`...)
+		dst = appendConfidence(dst, c.SpecConf[j])
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// appendVariantSpecs appends a VariantSpecs object.
+func (rq *request) appendVariantSpecs(dst []byte, row uint32) []byte {
+	c := rq.v.cat
+	gen := c.VarGen[row]
+	model := c.GenModel[gen]
+	dst = append(dst, `{"variant_id":`...)
+	dst = rq.appendVariantID(dst, row)
+	dst = append(dst, `,"brand_slug":`...)
+	dst = jsonenc.AppendString(dst, c.BrandSlug.String(c.ModelBrand[model]))
+	dst = append(dst, `,"model_slug":`...)
+	dst = jsonenc.AppendString(dst, c.ModelSlug.String(model))
+	dst = append(dst, `,"display_name":`...)
+	dst = c.AppendVariantNameJSON(dst, row)
+	dst = append(dst, `,"locale":`...)
+	dst = jsonenc.AppendString(dst, c.Locales[rq.locale])
+	dst = append(dst, `,"year_from":`...)
+	dst = appendYear(dst, c.GenYearStart[gen])
+	dst = append(dst, `,"year_to":`...)
+	dst = appendYear(dst, c.GenYearEnd[gen])
+	dst = rq.appendFigures(dst, row)
+	dst = append(dst, `,"specs":`...)
+	dst = rq.appendSpecsLocalized(dst, row)
+	return append(dst, '}')
+}
