@@ -55,7 +55,7 @@ func smallSnapshot() []byte {
 	return snapFile
 }
 
-func newEnv(t testing.TB) *env {
+func newEnv(t testing.TB, opts ...func(*httpd.Options)) *env {
 	t.Helper()
 	e := &env{t: t, snap: smallSnapshot()}
 	var err error
@@ -78,7 +78,11 @@ func newEnv(t testing.TB) *env {
 	}
 	e.free, e.apify, e.demo = mk(access.PlanFree, access.StateActive), mk(access.PlanApify, access.StateActive), mk(access.PlanDemo, access.StateActive)
 	e.pending, e.revoked = mk(access.PlanApify, access.StatePending), mk(access.PlanFree, access.StateRevoked)
-	e.svc, err = httpd.New(e.cat, httpd.Options{Codec: e.codec, Keys: e.keys, LicensingURL: "https://licensing.example/offer", UpgradeURL: "https://upgrade.example/"})
+	o := httpd.Options{Codec: e.codec, Keys: e.keys, LicensingURL: "https://licensing.example/offer", UpgradeURL: "https://upgrade.example/"}
+	for _, f := range opts {
+		f(&o)
+	}
+	e.svc, err = httpd.New(e.cat, o)
 	if err != nil {
 		t.Fatal(err)
 	}

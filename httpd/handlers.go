@@ -279,6 +279,10 @@ func (s *Service) variant(ctx *fasthttp.RequestCtx, rq *request) {
 	if !ok {
 		return
 	}
+	key := rq.bodyKey(cachedVariant, row)
+	if s.cached(ctx, rq, key) {
+		return
+	}
 	c := rq.v.cat
 	first, end := c.VariantSpecs(row)
 	rq.synced = c.VarSyncedAt[row]
@@ -291,7 +295,7 @@ func (s *Service) variant(ctx *fasthttp.RequestCtx, rq *request) {
 	b = append(b, "},"...)
 	b = s.appendMeta(b, rq)
 	rq.buf = append(b, '}')
-	s.respond(ctx, rq)
+	s.store(ctx, rq, key)
 }
 
 func (s *Service) variantSpecs(ctx *fasthttp.RequestCtx, rq *request) {
@@ -302,13 +306,17 @@ func (s *Service) variantSpecs(ctx *fasthttp.RequestCtx, rq *request) {
 	if !ok {
 		return
 	}
+	key := rq.bodyKey(cachedSpecs, row)
+	if s.cached(ctx, rq, key) {
+		return
+	}
 	rq.synced = rq.v.cat.VarSyncedAt[row]
 	b := append(rq.buf[:0], `{"data":`...)
 	b = rq.appendVariantSpecs(b, row)
 	b = append(b, ',')
 	b = s.appendMeta(b, rq)
 	rq.buf = append(b, '}')
-	s.respond(ctx, rq)
+	s.store(ctx, rq, key)
 }
 
 func (s *Service) variantImages(ctx *fasthttp.RequestCtx, rq *request) {

@@ -8,30 +8,43 @@ import (
 	"github.com/vspec/catalogue/httpd/publicid"
 )
 
-// Pre-rendered fragments of the spec dictionary, per installed catalogue.
+// Pre-rendered fragments of the spec dictionary, per installed catalogue,
+// so that rendering a value is a handful of appends.
 type specFragments struct {
-	key       [][]byte // `"length_mm":`
-	unit      [][]byte // `"mm"` or `null`
+	head      [][][]byte // [locale][spec] `"length_mm":{"label":"Länge","v":`
+	rawHead   [][]byte   // [spec] `"length_mm":{"v":`
+	tail      [][]byte   // [spec] `,"u":"mm","confidence":`
+	impTail   [][]byte   // [spec] `,"u":"in","confidence":` when converted
 	imperial  []conversion
-	impUnit   [][]byte // `"in"` when converted
+	unit      [][]byte // `"mm"` or `null`
 	keyString [][]byte // `"length_mm"`
 }
 
 func newSpecFragments(c *engine.Catalogue) specFragments {
 	n := len(c.Specs)
-	f := specFragments{key: make([][]byte, n), unit: make([][]byte, n), imperial: make([]conversion, n), impUnit: make([][]byte, n), keyString: make([][]byte, n)}
+	f := specFragments{head: make([][][]byte, len(c.Locales)), rawHead: make([][]byte, n), tail: make([][]byte, n),
+		impTail: make([][]byte, n), imperial: make([]conversion, n), unit: make([][]byte, n), keyString: make([][]byte, n)}
 	for i := range c.Specs {
 		st := &c.Specs[i]
 		f.keyString[i] = jsonenc.AppendString(nil, st.Key)
-		f.key[i] = append(append([]byte(nil), f.keyString[i]...), ':')
+		f.rawHead[i] = append(append([]byte(nil), f.keyString[i]...), `:{"v":`...)
 		if st.Unit == "" {
 			f.unit[i] = []byte("null")
 		} else {
 			f.unit[i] = jsonenc.AppendString(nil, st.Unit)
 		}
+		f.tail[i] = append(append([]byte(`,"u":`), f.unit[i]...), `,"confidence":`...)
 		f.imperial[i] = conversionFor(st)
 		if f.imperial[i].unit != "" {
-			f.impUnit[i] = jsonenc.AppendString(nil, f.imperial[i].unit)
+			f.impTail[i] = append(jsonenc.AppendString([]byte(`,"u":`), f.imperial[i].unit), `,"confidence":`...)
+		}
+	}
+	for li := range c.Locales {
+		f.head[li] = make([][]byte, n)
+		for i := range c.Specs {
+			h := append(append([]byte(nil), f.keyString[i]...), `:{"label":`...)
+			h = c.AppendSpecLabelJSON(h, li, uint8(i))
+			f.head[li][i] = append(h, `,"v":`...)
 		}
 	}
 	return f
@@ -222,28 +235,22 @@ func appendConfidence(dst []byte, conf uint8) []byte {
 func (rq *request) appendSpecsLocalized(dst []byte, row uint32) []byte {
 	c := rq.v.cat
 	f := &rq.v.specs
+	head := f.head[rq.locale]
 	first, end := c.VariantSpecs(row)
 	dst = append(dst, '{')
 	for j := first; j < end; j++ {
 		k := c.SpecKey[j]
-		st := &c.Specs[k]
 		if j > first {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, f.key[k]...)
-		dst = append(dst, `{"label":`...)
-		dst = c.AppendSpecLabelJSON(dst, rq.locale, k)
-		dst = append(dst, `,"v":`...)
-		if conv := f.imperial[k]; rq.imperial && conv.unit != "" {
-			dst = appendImperial(dst, conv, c.SpecVal[j], st.Scale)
-			dst = append(dst, `,"u":`...)
-			dst = append(dst, f.impUnit[k]...)
+		dst = append(dst, head[k]...)
+		if rq.imperial && f.impTail[k] != nil {
+			dst = appendImperial(dst, f.imperial[k], c.SpecVal[j], c.Specs[k].Scale)
+			dst = append(dst, f.impTail[k]...)
 		} else {
-			dst = rq.appendSpecValue(dst, st, c.SpecVal[j], true)
-			dst = append(dst, `,"u":`...)
-			dst = append(dst, f.unit[k]...)
+			dst = rq.appendSpecValue(dst, &c.Specs[k], c.SpecVal[j], true)
+			dst = append(dst, f.tail[k]...)
 		}
-		dst = append(dst, `,"confidence":`...)
 		dst = appendConfidence(dst, c.SpecConf[j])
 		dst = append(dst, '}')
 	}
@@ -263,12 +270,9 @@ func (rq *request) appendSpecsRaw(dst []byte, row uint32) []byte {
 		if j > first {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, f.key[k]...)
-		dst = append(dst, `{"v":`...)
+		dst = append(dst, f.rawHead[k]...)
 		dst = rq.appendSpecValue(dst, &c.Specs[k], c.SpecVal[j], false)
-		dst = append(dst, `,"u":`...)
-		dst = append(dst, f.unit[k]...)
-		dst = append(dst, `,"confidence":`...)
+		dst = append(dst, f.tail[k]...)
 		dst = appendConfidence(dst, c.SpecConf[j])
 		dst = append(dst, '}')
 	}

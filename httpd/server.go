@@ -33,6 +33,9 @@ type Options struct {
 	// CompressedCacheBytes bounds the cache of compressed bodies. Default
 	// 64 MiB; negative disables it.
 	CompressedCacheBytes int64
+	// BodyCacheBytes bounds the cache of rendered variant and specs bodies.
+	// Default 256 MiB; negative disables it.
+	BodyCacheBytes int64
 	// CDNBase overrides the snapshot's image URL base when set.
 	CDNBase string
 	// LicensingURL is where GET /export points. Default
@@ -62,6 +65,9 @@ func (o *Options) SetDefaults() {
 	if o.CompressedCacheBytes == 0 {
 		o.CompressedCacheBytes = 64 << 20
 	}
+	if o.BodyCacheBytes == 0 {
+		o.BodyCacheBytes = 256 << 20
+	}
 	if o.LicensingURL == "" {
 		o.LicensingURL = "https://vspec.example/licensing"
 	}
@@ -78,20 +84,30 @@ type Service struct {
 	opts    Options
 	view    atomic.Pointer[view]
 	handler fasthttp.RequestHandler
-	cache   *ristretto.Cache[uint64, []byte]
-	maxAge  []byte // "private, max-age=N"
+	cache   *ristretto.Cache[uint64, []byte]    // compressed bodies by content hash and coding
+	bodies  *ristretto.Cache[uint64, *rendered] // rendered bodies by bodyKey
+	epoch   atomic.Uint32                       // counts Install calls; part of every bodyKey
+	maxAge  []byte                              // "private, max-age=N"
+}
+
+// rendered is an immutable rendered body and its content hash.
+type rendered struct {
+	body []byte
+	sum  uint64
 }
 
 // view is one installed catalogue with what the edge derives from it. A
 // request loads the view once and answers from it to the end.
 type view struct {
-	cat      *engine.Catalogue
-	varTok   []uint32 // token value of each variant row
-	genTok   []uint32
-	modelTok []uint32
-	cdn      string
-	synced   []byte // meta.last_synced_at of the catalogue, RFC 3339
-	specs    specFragments
+	cat         *engine.Catalogue
+	varTok      []uint32 // token value of each variant row
+	genTok      []uint32
+	modelTok    []uint32
+	cdn         string
+	synced      []byte // meta.last_synced_at of the catalogue, RFC 3339
+	specs       specFragments
+	epoch       uint32 // distinguishes cached bodies of this view from earlier ones
+	localeBytes [][]byte
 }
 
 // New returns the service answering from c.
@@ -110,6 +126,15 @@ func New(c *engine.Catalogue, opts Options) (*Service, error) {
 		}
 		s.cache = cache
 	}
+	if opts.BodyCacheBytes > 0 {
+		bodies, err := ristretto.NewCache(&ristretto.Config[uint64, *rendered]{
+			NumCounters: 1_000_000, MaxCost: opts.BodyCacheBytes, BufferItems: 64,
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.bodies = bodies
+	}
 	s.Install(c)
 	s.handler = s.routes()
 	return s, nil
@@ -118,7 +143,7 @@ func New(c *engine.Catalogue, opts Options) (*Service, error) {
 // Install makes c the catalogue being served. Requests in flight finish on
 // the catalogue they started with.
 func (s *Service) Install(c *engine.Catalogue) {
-	v := &view{cat: c, cdn: c.Meta.CDNBase}
+	v := &view{cat: c, cdn: c.Meta.CDNBase, epoch: s.epoch.Add(1)}
 	if s.opts.CDNBase != "" {
 		v.cdn = s.opts.CDNBase
 	}
@@ -135,7 +160,22 @@ func (s *Service) Install(c *engine.Catalogue) {
 	v.modelTok = tokens(c.ModelID, publicid.Model)
 	v.synced = c.Meta.SyncedAt.UTC().AppendFormat(nil, time.RFC3339)
 	v.specs = newSpecFragments(c)
+	for _, l := range c.Locales {
+		v.localeBytes = append(v.localeBytes, []byte(l))
+	}
 	s.view.Store(v)
+}
+
+// WaitCaches blocks until the response caches have applied every pending
+// write (ristretto applies them asynchronously). Tests and benchmarks call
+// it to reach the steady state.
+func (s *Service) WaitCaches() {
+	if s.bodies != nil {
+		s.bodies.Wait()
+	}
+	if s.cache != nil {
+		s.cache.Wait()
+	}
 }
 
 // Catalogue returns the catalogue being served.

@@ -43,7 +43,8 @@ var (
 	idleTimeout     = flag.Duration("http.idleTimeout", 60*time.Second, "keep-alive connections idle for longer are closed")
 	drainTimeout    = flag.Duration("http.drainTimeout", 30*time.Second, "on SIGTERM, how long requests in flight may take to finish before the process exits anyway")
 	cacheMaxAge     = flag.Duration("http.cacheMaxAge", time.Hour, "max-age of Cache-Control on catalogue responses (rounded to seconds); clients revalidate with If-None-Match afterwards")
-	compressedCache = flag.Int64("http.compressedCacheBytes", 64<<20, "bytes of memory for compressed response bodies (gzip, br, zstd), in bytes; 0 or negative disables the cache")
+	compressedCache = flag.Int64("http.compressedCacheBytes", 64<<20, "memory for compressed response bodies (gzip, br, zstd), in bytes; negative disables the cache. See also -http.bodyCacheBytes")
+	bodyCache       = flag.Int64("http.bodyCacheBytes", 256<<20, "memory for rendered variant and specs bodies, in bytes; negative disables the cache")
 	cdnBase         = flag.String("images.cdnBase", "", "base URL of image URLs, without a trailing slash; empty uses the one recorded in the snapshot")
 	licensingURL    = flag.String("licensing.url", "https://vspec.example/licensing", "where GET /v1/export points buyers of licensed exports")
 	upgradeURL      = flag.String("upgrade.url", "https://vspec.example/pricing", "the upgrade path 403 responses give")
@@ -106,7 +107,7 @@ func run() error {
 	log.Printf("opened key store %s with %d keys in %s", filepath.Join(*stateDir, access.FileName), len(keys.List()), time.Since(t).Round(time.Millisecond))
 	svc, err := httpd.New(cat, httpd.Options{
 		Codec: codec, Keys: keys, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout,
-		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, CDNBase: *cdnBase,
+		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, BodyCacheBytes: *bodyCache, CDNBase: *cdnBase,
 		LicensingURL: *licensingURL, UpgradeURL: *upgradeURL,
 	})
 	if err != nil {
