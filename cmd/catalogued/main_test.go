@@ -99,6 +99,7 @@ func TestServerLifecycle(t *testing.T) {
 	logs := watch(stderr)
 	logs.waitFor(t, "no snapshot at "+snap+": generating the default catalogue", 10*time.Second)
 	logs.waitFor(t, "serving http://"+addr+"/v1", 90*time.Second)
+	logs.waitFor(t, "admin API on http://"+adminAddr+"/admin", 10*time.Second)
 	if code, err := health(addr); err != nil || code != 200 {
 		t.Fatalf("health: %d, %v", code, err)
 	}
