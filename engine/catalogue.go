@@ -152,6 +152,7 @@ type Catalogue struct {
 	jsonTexts      Text   // text spec values
 
 	orders    orders
+	filters   filters
 	specIndex map[string]int
 }
 
@@ -505,6 +506,8 @@ func (c *Catalogue) derive() {
 	c.jsonVarName = escape([]Text{c.VarName})[0]
 	c.jsonTexts = escape([]Text{c.Texts})[0]
 	c.deriveOrders()
+	c.deriveFilters()
+	c.deriveFilters()
 	c.specIndex = make(map[string]int, len(c.Specs))
 	for i, s := range c.Specs {
 		c.specIndex[s.Key] = i

@@ -25,6 +25,8 @@ type request struct {
 	cursor   []byte // cursor as sent, a view into the request
 	synced   int64  // meta.last_synced_at override (Unix s), 0 = the catalogue's
 
+	rows []uint32 // result rows of filters and searches
+
 	buf []byte // the body being rendered
 	enc []byte // compressed body
 	pos []byte // cursor positions
@@ -41,7 +43,7 @@ func putRequest(rq *request) {
 	if cap(rq.buf) > 1<<20 { // do not keep a rare huge buffer alive
 		rq.buf = make([]byte, 0, 16<<10)
 	}
-	*rq = request{buf: rq.buf[:0], enc: rq.enc[:0], pos: rq.pos[:0], tmp: rq.tmp[:0]}
+	*rq = request{buf: rq.buf[:0], enc: rq.enc[:0], pos: rq.pos[:0], tmp: rq.tmp[:0], rows: rq.rows[:0]}
 	requestPool.Put(rq)
 }
 
@@ -139,6 +141,12 @@ const (
 // limit that is not an integer or is below 1, and an unknown units value.
 // It returns false when it wrote a problem.
 func (s *Service) parseQuery(ctx *fasthttp.RequestCtx, rq *request, accept param) bool {
+	return s.parseQueryExcept(ctx, rq, accept, nil)
+}
+
+// parseQueryExcept is parseQuery for a route with its own parameters, which
+// it leaves to the route.
+func (s *Service) parseQueryExcept(ctx *fasthttp.RequestCtx, rq *request, accept param, own []string) bool {
 	rq.locale = rq.v.cat.English()
 	rq.limit = defaultLimit
 	var seen param
@@ -148,6 +156,15 @@ func (s *Service) parseQuery(ctx *fasthttp.RequestCtx, rq *request, accept param
 			if string(k) == pn.name {
 				p = pn.p
 			}
+		}
+		isOwn := false
+		for _, o := range own {
+			if string(k) == o {
+				isOwn = true
+			}
+		}
+		if isOwn {
+			continue
 		}
 		if p == 0 || accept&p == 0 {
 			badParam(ctx, rq, k, "is not a parameter of this endpoint"+acceptedList(accept))

@@ -223,6 +223,8 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	get("/v1/brands/{slug}/models", s.keyed(s.models))
 	get("/v1/models/{id}/generations", s.keyed(s.generations))
 	get("/v1/generations/{id}/variants", s.keyed(s.generationVariants))
+	get("/v1/variants", s.keyed(s.variantsFilter))
+	get("/v1/compare", s.keyed(s.compare))
 	get("/v1/variants/{id}", s.keyed(s.variant))
 	get("/v1/variants/{id}/specs", s.keyed(s.variantSpecs))
 	get("/v1/variants/{id}/images", s.keyed(s.variantImages))

@@ -1,0 +1,121 @@
+package httpd_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/engine/query"
+	"github.com/vspec/catalogue/httpd/publicid"
+)
+
+func TestFilterRoute(t *testing.T) {
+	e := newEnv(t)
+	c := e.cat
+	// The route returns exactly the engine's rows, over all pages.
+	check := func(params string, q query.Q) {
+		t.Helper()
+		got := e.walk("/v1/variants?limit=17&"+params, e.free)
+		s := engine.GetFilterScratch()
+		defer engine.PutFilterScratch(s)
+		want, err := c.Filter(nil, query.Simplify(q), 0, 1<<30, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d variants, want %d", params, len(got), len(want))
+		}
+		for i, r := range want {
+			if str(got[i], "variant_id") != e.codec.Token(publicid.Variant, c.VarID[r]) {
+				t.Fatalf("%s: row %d differs", params, i)
+			}
+		}
+	}
+	check("fuel=diesel&power_min=150", query.And{Children: []query.Q{query.Term{Field: query.Fuel, Value: "diesel"}, query.AtLeast(query.Power, 150)}})
+	check("body=hatchback&drive=front&price_max=30000", query.And{Children: []query.Q{query.Term{Field: query.Body, Value: "Hatchback"}, query.Term{Field: query.Drive, Value: "front"}, query.AtMost(query.Price, 30000)}})
+	check("year=2015&power_max=120", query.And{Children: []query.Q{query.Range{Field: query.Year, Lo: 2015, Hi: 2015}, query.AtMost(query.Power, 120)}})
+	check("ev=true", query.Term{Field: query.Fuel, Value: "electric"})
+	check("ev=yes&fuel=", query.Const{Value: true}) // any other ev value, and empty values, are ignored
+	for _, v := range e.walk("/v1/variants?ev=true", e.free) {
+		if str(v, "fuel_slug") != "electric" {
+			t.Fatalf("ev=true returned a %s", str(v, "fuel_slug"))
+		}
+	}
+	// Unknown values match nothing.
+	for _, p := range []string{"fuel=kerosene", "body=tank", "drive=sideways", "power_min=5000", "year=1850", "ev=true&fuel=diesel"} {
+		m := e.ok("/v1/variants?"+p, e.free)
+		if len(m["data"].([]any)) != 0 || m["links"].(map[string]any)["next"] != nil {
+			t.Errorf("%s: %v", p, m["data"])
+		}
+	}
+	// Unparseable values are 400s naming the parameter.
+	e.problem(e.get("/v1/variants?power_min=abc", e.free), 400, `"power_min" must be an integer`)
+	e.problem(e.get("/v1/variants?year=20x5", e.free), 400, `"year" must be an integer`)
+	e.problem(e.get("/v1/variants?price_max=1.5", e.free), 400, `"price_max"`)
+	e.problem(e.get("/v1/variants?fuel=diesel&fuel=petrol", e.free), 400, `"fuel" is given more than once`)
+	e.problem(e.get("/v1/variants?fule=diesel", e.free), 400, `"fule" is not a parameter`)
+	e.problem(e.get("/v1/variants?limit=0", e.free), 400, `"limit"`)
+	// A cursor belongs to its filters.
+	next := str(e.ok("/v1/variants?limit=2&fuel=diesel", e.free)["links"].(map[string]any), "next")
+	first := e.ok("/v1/variants?limit=2&fuel=petrol", e.free)["data"].([]any)[0]
+	if e.ok("/v1/variants?limit=2&fuel=petrol&cursor="+next, e.free)["data"].([]any)[0].(map[string]any)["variant_id"] != first.(map[string]any)["variant_id"] {
+		t.Error("a cursor of other filters did not restart the list")
+	}
+}
+
+func TestCompare(t *testing.T) {
+	e := newEnv(t)
+	c := e.cat
+	tok := func(row uint32) string { return e.codec.Token(publicid.Variant, c.VarID[row]) }
+	a, b, d := c.Demo[0], c.Demo[5], c.Demo[9]
+	m := e.ok("/v1/compare?ids="+tok(b)+","+tok(a)+",%20"+tok(d)+"&locale=de&units=imperial", e.free)
+	data := m["data"].([]any)
+	if len(data) != 3 || str(data[0].(map[string]any), "variant_id") != tok(b) || str(data[2].(map[string]any), "variant_id") != tok(d) {
+		t.Fatalf("compare order: %v", data)
+	}
+	if str(data[1].(map[string]any), "locale") != "de" || m["meta"].(map[string]any)["units"] != "imperial" {
+		t.Errorf("locale or units not applied: %v", m["meta"])
+	}
+	latest := max(c.VarSyncedAt[a], c.VarSyncedAt[b], c.VarSyncedAt[d])
+	if got := str(m["meta"].(map[string]any), "last_synced_at"); got != time.Unix(latest, 0).UTC().Format(time.RFC3339) {
+		t.Errorf("last_synced_at %s, want the latest of the three", got)
+	}
+	if r := e.get("/v1/compare?ids="+tok(a)+","+tok(a), e.free); r.status != 200 {
+		t.Errorf("the same car twice: %d", r.status)
+	}
+	e.problem(e.get("/v1/compare", e.free), 400, `"ids" is required`)
+	e.problem(e.get("/v1/compare?ids=", e.free), 400, `"ids" is required`)
+	e.problem(e.get("/v1/compare?ids="+tok(a), e.free), 400, "2 to 4 variant ids")
+	five := strings.Repeat(tok(a)+",", 4) + tok(b)
+	e.problem(e.get("/v1/compare?ids="+five, e.free), 400, "it holds more than 4")
+	e.problem(e.get("/v1/compare?ids="+tok(a)+",v_zz", e.free), 400, `"v_zz", which is not a variant id`)
+	gen := e.codec.Token(publicid.Generation, c.GenID[0])
+	e.problem(e.get("/v1/compare?ids="+tok(a)+","+gen, e.free), 400, gen+`", which is not a variant id`)
+	missing := e.codec.Token(publicid.Variant, 0xfffffe)
+	e.problem(e.get("/v1/compare?ids="+tok(a)+","+missing, e.free), 404, `No variant with id "`+missing+`"`)
+	e.problem(e.get("/v1/compare?ids="+tok(a)+","+tok(b)+"&ids="+tok(d), e.free), 400, "more than once")
+	e.problem(e.get("/v1/compare?ids="+tok(a)+","+tok(b)+"&units=si", e.free), 400, `"units"`)
+	// The apify plan compares raw ids.
+	raw := e.ok("/v1/compare?ids="+itoa(c.VarID[a])+","+itoa(c.VarID[b]), e.apify)["data"].([]any)
+	if raw[0].(map[string]any)["variant_id"] != float64(c.VarID[a]) {
+		t.Errorf("apify compare: %v", raw[0].(map[string]any)["variant_id"])
+	}
+	e.problem(e.get("/v1/compare?ids="+tok(a)+","+tok(b), e.apify), 400, "not a variant id")
+}
+
+func itoa(v uint32) string { return strings.TrimSpace(strings.Repeat(" ", 0) + uitoa(v)) }
+
+func uitoa(v uint32) string {
+	if v == 0 {
+		return "0"
+	}
+	var b [10]byte
+	i := len(b)
+	for v > 0 {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return string(b[i:])
+}
