@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/engine/query"
 	"github.com/vspec/catalogue/loader"
 	"github.com/vspec/catalogue/loader/loadertest"
 )
@@ -82,4 +83,33 @@ func BenchmarkAppendSpecLabels(b *testing.B) {
 	}
 	b.ReportMetric(float64(end-first), "labels/op")
 	Sink = len(buf)
+}
+
+// BenchmarkFilter measures the first page of filter queries on the full
+// catalogue: resolving, planning, intersecting and walking.
+func BenchmarkFilter(b *testing.B) {
+	c, _ := full(b)
+	for _, tc := range []struct {
+		name string
+		q    query.Q
+	}{
+		{"fuel+power_min", query.And{Children: []query.Q{query.Term{Field: query.Fuel, Value: "diesel"}, query.AtLeast(query.Power, 150)}}},
+		{"body+drive+price_max", query.And{Children: []query.Q{query.Term{Field: query.Body, Value: "SUV"}, query.Term{Field: query.Drive, Value: "all"}, query.AtMost(query.Price, 60000)}}},
+		{"fuel+power range+year", query.And{Children: []query.Q{query.Term{Field: query.Fuel, Value: "petrol"}, query.AtLeast(query.Power, 100), query.AtMost(query.Power, 200), query.Range{Field: query.Year, Lo: 2018, Hi: 2018}}}},
+		{"power range wide", query.And{Children: []query.Q{query.AtLeast(query.Power, 80), query.AtMost(query.Power, 400)}}},
+		{"ev", query.Term{Field: query.Fuel, Value: "electric"}},
+		{"no filter", query.Const{Value: true}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			q := query.Simplify(tc.q)
+			s := engine.GetFilterScratch()
+			defer engine.PutFilterScratch(s)
+			dst := make([]uint32, 0, 64)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				dst, _ = c.Filter(dst[:0], q, 0, 50, s)
+			}
+			Sink = len(dst)
+		})
+	}
 }

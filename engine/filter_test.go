@@ -48,6 +48,18 @@ func bruteForce(c *engine.Catalogue, fuel, body, drive string, pmin, pmax, price
 }
 
 func TestFilterAgainstScan(t *testing.T) {
+	for _, plan := range []struct {
+		name string
+		p    int
+	}{{"cost model", 0}, {"walk", 1}, {"intersect", 2}} {
+		t.Run(plan.name, func(t *testing.T) {
+			defer engine.ForceFilterPlan(plan.p)()
+			filterAgainstScan(t)
+		})
+	}
+}
+
+func filterAgainstScan(t *testing.T) {
 	c := small(t)
 	r := rand.New(rand.NewPCG(7, 8))
 	fuels := []string{"", "", "", "", "petrol", "diesel", "electric", "PLUG_IN_HYBRID", "hydrogen", "kerosene"}
