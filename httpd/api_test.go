@@ -478,7 +478,7 @@ func TestExportAndUsage(t *testing.T) {
 	e.problem(e.get("/v1/export", ""), 401, "API key")
 	u1 := e.ok("/v1/usage", e.apify)["data"].(map[string]any)
 	u2 := e.ok("/v1/usage", e.apify)["data"].(map[string]any)
-	if str(u1, "plan") != "apify" || u1["quota"] != float64(100000) || u2["used"].(float64) != u1["used"].(float64)+1 {
+	if str(u1, "plan") != "apify" || u1["quota"] != float64(1<<30) || u2["used"].(float64) != u1["used"].(float64)+1 {
 		t.Errorf("usage %v then %v", u1, u2)
 	}
 	resets, err := time.Parse(time.RFC3339, str(u1, "resets_at"))

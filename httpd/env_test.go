@@ -78,7 +78,10 @@ func newEnv(t testing.TB, opts ...func(*httpd.Options)) *env {
 	}
 	e.free, e.apify, e.demo = mk(access.PlanFree, access.StateActive), mk(access.PlanApify, access.StateActive), mk(access.PlanDemo, access.StateActive)
 	e.pending, e.revoked = mk(access.PlanApify, access.StatePending), mk(access.PlanFree, access.StateRevoked)
-	o := httpd.Options{Codec: e.codec, Keys: e.keys, LicensingURL: "https://licensing.example/offer", UpgradeURL: "https://upgrade.example/"}
+	// Limits are raised for the tests; the limit tests set their own.
+	high := access.Limits{1 << 30, 1 << 30, 1 << 30}
+	o := httpd.Options{Codec: e.codec, Keys: e.keys, LicensingURL: "https://licensing.example/offer", UpgradeURL: "https://upgrade.example/",
+		Limits: map[access.Plan]access.Limits{access.PlanFree: high, access.PlanApify: high, access.PlanDemo: high}}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -211,3 +214,28 @@ func withParam(path, k, v string) string {
 }
 
 func str(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+
+// newEnvWith starts a second server over the same keys and catalogue as e,
+// with other options.
+func newEnvWith(t testing.TB, e *env, opts ...func(*httpd.Options)) *env {
+	t.Helper()
+	e2 := *e
+	high := access.Limits{1 << 30, 1 << 30, 1 << 30}
+	o := httpd.Options{Codec: e.codec, Keys: e.keys, Limits: map[access.Plan]access.Limits{access.PlanFree: high, access.PlanApify: high, access.PlanDemo: high}}
+	for _, f := range opts {
+		f(&o)
+	}
+	var err error
+	if e2.svc, err = httpd.New(e.cat, o); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := e2.svc.Server()
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown() })
+	e2.addr = ln.Addr().String()
+	return &e2
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/engine/jsonenc"
+	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/publicid"
 )
 
@@ -438,10 +439,10 @@ func (s *Service) usage(ctx *fasthttp.RequestCtx, rq *request) {
 	b := append(rq.buf[:0], `{"data":{"plan":"`...)
 	b = append(b, k.Plan.String()...)
 	b = append(b, `","quota":`...)
-	b = strconv.AppendInt(b, k.Plan.MonthlyQuota(), 10)
+	b = strconv.AppendInt(b, s.limitsOf(k.Plan)[access.Month], 10)
 	b = append(b, `,"used":`...)
-	// This request is counted after it is served; include it.
-	b = strconv.AppendInt(b, k.Usage().Used(now)+1, 10)
+	// This request is already reserved: it counts.
+	b = strconv.AppendInt(b, k.Usage().Used(access.Month, now), 10)
 	b = append(b, `,"resets_at":"`...)
 	b = resetsAt(b, now)
 	b = append(b, `"},`...)

@@ -22,6 +22,11 @@ type Options struct {
 	Codec *publicid.Codec
 	// Keys is the key store requests are checked against.
 	Keys *access.Store
+	// Meter persists usage; when it reports unhealthy, keyed requests are
+	// refused with 503. Nil disables the check (counts stay in memory).
+	Meter *access.Meter
+	// Limits overrides the default limits of a plan.
+	Limits map[access.Plan]access.Limits
 
 	// ReadTimeout and WriteTimeout bound one request. Defaults 10 s.
 	ReadTimeout, WriteTimeout time.Duration
@@ -88,6 +93,8 @@ type Service struct {
 	bodies  *ristretto.Cache[uint64, *rendered] // rendered bodies by bodyKey
 	epoch   atomic.Uint32                       // counts Install calls; part of every bodyKey
 	maxAge  []byte                              // "private, max-age=N"
+	policy  map[access.Plan][]byte              // RateLimit-Policy of each plan
+	limits  [4]access.Limits                    // by plan
 }
 
 // rendered is an immutable rendered body and its content hash.
@@ -116,7 +123,15 @@ func New(c *engine.Catalogue, opts Options) (*Service, error) {
 	if opts.Codec == nil || opts.Keys == nil {
 		return nil, fmt.Errorf("httpd: a token codec and a key store are required")
 	}
-	s := &Service{opts: opts, maxAge: []byte(fmt.Sprintf("private, max-age=%d", int(opts.MaxAge.Seconds())))}
+	s := &Service{opts: opts, maxAge: []byte(fmt.Sprintf("private, max-age=%d", int(opts.MaxAge.Seconds()))), policy: map[access.Plan][]byte{}}
+	for _, p := range []access.Plan{access.PlanDemo, access.PlanApify, access.PlanFree} {
+		s.limits[p] = access.DefaultLimits(p)
+		if l, ok := opts.Limits[p]; ok {
+			s.limits[p] = l
+		}
+		l := s.limitsOf(p)
+		s.policy[p] = []byte(fmt.Sprintf(`"minute";q=%d;w=60, "day";q=%d;w=86400, "month";q=%d;w=2592000`, l[access.Minute], l[access.Day], l[access.Month]))
+	}
 	if opts.CompressedCacheBytes > 0 {
 		cache, err := ristretto.NewCache(&ristretto.Config[uint64, []byte]{
 			NumCounters: 100_000, MaxCost: opts.CompressedCacheBytes, BufferItems: 64,

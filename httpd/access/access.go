@@ -43,19 +43,6 @@ func ParsePlan(s string) (Plan, bool) {
 	return 0, false
 }
 
-// MonthlyQuota is the default number of calls per month of each plan.
-func (p Plan) MonthlyQuota() int64 {
-	switch p {
-	case PlanDemo:
-		return 20000
-	case PlanApify:
-		return 100000
-	case PlanFree:
-		return 1000
-	}
-	return 0
-}
-
 // State is where a key is in its life.
 type State uint8
 
@@ -95,33 +82,6 @@ type Key struct {
 
 // Usage returns the key's call counter.
 func (k *Key) Usage() *Usage { return k.usage }
-
-// Usage counts a key's calls in the current calendar month (UTC).
-type Usage struct {
-	month atomic.Int32 // year*12 + month-1 of the count
-	used  atomic.Int64
-}
-
-func monthOf(t time.Time) int32 { return int32(t.Year()*12 + int(t.Month()) - 1) }
-
-// Add counts one call at time now.
-func (u *Usage) Add(now time.Time) {
-	m := monthOf(now)
-	if cur := u.month.Load(); cur != m {
-		if u.month.CompareAndSwap(cur, m) {
-			u.used.Store(0)
-		}
-	}
-	u.used.Add(1)
-}
-
-// Used returns the calls counted in the month of now.
-func (u *Usage) Used(now time.Time) int64 {
-	if u.month.Load() != monthOf(now) {
-		return 0
-	}
-	return u.used.Load()
-}
 
 // ResetsAt returns when the month of now ends: the first instant of the
 // next month, UTC.

@@ -35,12 +35,13 @@ func TestKeysPersist(t *testing.T) {
 		t.Error("a wrong key was found")
 	}
 	got, _ := s.Lookup([]byte(text))
-	got.Usage().Add(time.Now())
+	lim := DefaultLimits(PlanApify)
+	got.Usage().Reserve(time.Now(), &lim)
 	if _, err := s.SetState(k.Hash.String()[:10], StateRevoked); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.Lookup([]byte(text)); got.State != StateRevoked || got.Usage().Used(time.Now()) != 1 {
-		t.Errorf("after revoke: state %v, used %d (the counter must carry over)", got.State, got.Usage().Used(time.Now()))
+	if got, _ := s.Lookup([]byte(text)); got.State != StateRevoked || got.Usage().Used(Month, time.Now()) != 1 {
+		t.Errorf("after revoke: state %v, used %d (the counter must carry over)", got.State, got.Usage().Used(Month, time.Now()))
 	}
 	// A second process cannot open the store while it is open.
 	if _, err := Open(dir); !errors.Is(err, ErrLocked) {
@@ -67,26 +68,33 @@ func TestKeysPersist(t *testing.T) {
 	}
 }
 
-func TestUsageMonths(t *testing.T) {
+func TestWindows(t *testing.T) {
 	var u Usage
+	lim := Limits{1000, 1000, 1000}
 	jan := time.Date(2026, 1, 31, 23, 59, 0, 0, time.UTC)
-	u.Add(jan)
-	u.Add(jan)
-	if u.Used(jan) != 2 {
-		t.Errorf("used %d", u.Used(jan))
+	u.Reserve(jan, &lim)
+	u.Reserve(jan, &lim)
+	if u.Used(Month, jan) != 2 || u.Used(Day, jan) != 2 || u.Used(Minute, jan) != 2 {
+		t.Errorf("used %d/%d/%d", u.Used(Minute, jan), u.Used(Day, jan), u.Used(Month, jan))
 	}
 	feb := jan.Add(2 * time.Minute)
-	if u.Used(feb) != 0 {
+	if u.Used(Month, feb) != 0 || u.Used(Day, feb) != 0 || u.Used(Minute, feb) != 0 {
 		t.Error("January's calls counted in February")
 	}
-	u.Add(feb)
-	if u.Used(feb) != 1 {
-		t.Errorf("February used %d", u.Used(feb))
+	u.Reserve(feb, &lim)
+	if u.Used(Month, feb) != 1 {
+		t.Errorf("February used %d", u.Used(Month, feb))
 	}
 	if got := ResetsAt(jan); !got.Equal(time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("ResetsAt %v", got)
 	}
 	if got := ResetsAt(time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)); got.Year() != 2027 || got.Month() != 1 {
 		t.Errorf("ResetsAt in December %v", got)
+	}
+	if e := Minute.End(jan.Add(30 * time.Second)); !e.Equal(time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("minute end %v", e)
+	}
+	if e := Day.End(jan); !e.Equal(time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("day end %v", e)
 	}
 }

@@ -1,0 +1,128 @@
+package access
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestNoLostIncrements counts a million concurrent reservations.
+func TestNoLostIncrements(t *testing.T) {
+	var u Usage
+	lim := Limits{1 << 31, 1 << 31, 1 << 31}
+	now := time.Date(2026, 5, 5, 10, 30, 0, 0, time.UTC)
+	const workers, each = 8, 125000
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				if _, _, ok := u.Reserve(now, &lim); !ok {
+					t.Error("refused below the limit")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for w := Minute; w <= Month; w++ {
+		if got := u.Used(w, now); got != workers*each {
+			t.Errorf("%s: %d counted, want %d", w, got, workers*each)
+		}
+	}
+}
+
+func TestReserveRelease(t *testing.T) {
+	var u Usage
+	lim := Limits{2, 5, 100}
+	now := time.Date(2026, 5, 5, 10, 30, 0, 0, time.UTC)
+	t1, _, ok1 := u.Reserve(now, &lim)
+	_, _, ok2 := u.Reserve(now, &lim)
+	_, full, ok3 := u.Reserve(now, &lim)
+	if !ok1 || !ok2 || ok3 || full != Minute {
+		t.Fatalf("reservations %v %v %v (full %s)", ok1, ok2, ok3, full)
+	}
+	if u.Used(Day, now) != 2 {
+		t.Errorf("a refused reservation counted in the day window: %d", u.Used(Day, now))
+	}
+	t1.Release()
+	if u.Used(Minute, now) != 1 || u.Used(Month, now) != 1 {
+		t.Errorf("after release: %d / %d", u.Used(Minute, now), u.Used(Month, now))
+	}
+	// Each new minute has room again; the day window keeps counting (1 so
+	// far) up to its limit of 5.
+	for m := 1; m <= 2; m++ {
+		for i := 0; i < 2; i++ {
+			if _, _, ok := u.Reserve(now.Add(time.Duration(m)*time.Minute), &lim); !ok {
+				t.Fatalf("refused in minute %d", m)
+			}
+		}
+	}
+	if u.Used(Day, now) != 5 {
+		t.Fatalf("day count %d, want 5", u.Used(Day, now))
+	}
+	if _, full, ok := u.Reserve(now.Add(3*time.Minute), &lim); ok || full != Day {
+		t.Errorf("the day limit of 5 was not enforced: %v %s", ok, full)
+	}
+}
+
+// TestCountsPersist checks that counters survive a restart, losing at most
+// what was not yet flushed.
+func TestCountsPersist(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, k, _ := s.Create(PlanFree, StateActive, "", "")
+	m, err := s.StartMeter(10*time.Millisecond, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := Limits{1000, 1000, 1000}
+	now := time.Now()
+	for i := 0; i < 17; i++ {
+		k.Usage().Reserve(now, &lim)
+	}
+	time.Sleep(50 * time.Millisecond) // a flush or more
+	m.Close()
+	s.Close()
+	s2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	m2, err := s2.StartMeter(time.Second, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m2.Close()
+	k2, _ := s2.Lookup([]byte(text))
+	if got := k2.Usage().Used(Month, now); got != 17 {
+		t.Errorf("%d calls after a restart, want 17", got)
+	}
+}
+
+func BenchmarkReserve(b *testing.B) {
+	var u Usage
+	lim := Limits{1 << 31, 1 << 31, 1 << 31}
+	now := time.Now()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			u.Reserve(now, &lim)
+		}
+	})
+}
+
+func BenchmarkReserveRelease(b *testing.B) {
+	var u Usage
+	lim := Limits{1 << 31, 1 << 31, 1 << 31}
+	now := time.Now()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		t, _, _ := u.Reserve(now, &lim)
+		t.Release()
+	}
+}

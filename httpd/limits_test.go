@@ -1,0 +1,109 @@
+package httpd_test
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vspec/catalogue/httpd"
+	"github.com/vspec/catalogue/httpd/access"
+)
+
+// TestLimitExactUnderConcurrency sends many concurrent requests with room
+// for exactly N: N are served, the rest get 429, and only served requests
+// are counted.
+func TestLimitExactUnderConcurrency(t *testing.T) {
+	const perMinute = 37
+	e := newEnv(t, func(o *httpd.Options) {
+		o.Limits = map[access.Plan]access.Limits{access.PlanFree: {perMinute, 1000, 1000}}
+	})
+	var ok, limited atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 10; i++ {
+				switch r := e.get("/v1/brands/volkswagen", e.free); r.status {
+				case 200:
+					ok.Add(1)
+				case 429:
+					limited.Add(1)
+				default:
+					t.Errorf("status %d", r.status)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// The minute may roll over during the test: at most two windows' worth.
+	if n := ok.Load(); n != perMinute && !(n > perMinute && n <= 2*perMinute && time.Now().Second() < 5) {
+		t.Errorf("%d requests served with a limit of %d per minute (%d refused)", n, perMinute, limited.Load())
+	}
+	r := e.get("/v1/brands/volkswagen", e.free)
+	e.problem(r, 429, "used its 37 calls per minute of the free plan")
+	if ra, err := strconv.Atoi(r.header["Retry-After"]); err != nil || ra < 1 || ra > 61 {
+		t.Errorf("Retry-After %q", r.header["Retry-After"])
+	}
+	if !strings.HasPrefix(r.header["Ratelimit"], `"minute";r=0;t=`) || !strings.Contains(r.header["Ratelimit-Policy"], `"minute";q=37;w=60`) {
+		t.Errorf("RateLimit %q, RateLimit-Policy %q", r.header["Ratelimit"], r.header["Ratelimit-Policy"])
+	}
+}
+
+func TestLimitCountsOnlyServed(t *testing.T) {
+	e := newEnv(t, func(o *httpd.Options) {
+		o.Limits = map[access.Plan]access.Limits{access.PlanFree: {3, 1000, 1000}}
+	})
+	for i := 0; i < 10; i++ {
+		e.problem(e.get("/v1/variants/v_00000000", e.free), 404, "No variant")
+		e.problem(e.get("/v1/brands?limit=0", e.free), 400, "limit")
+	}
+	for i := 0; i < 3; i++ {
+		r := e.get("/v1/brands/volkswagen", e.free)
+		if r.status != 200 {
+			t.Fatalf("request %d after errors: %d", i, r.status)
+		}
+		if want := `"minute";r=` + strconv.Itoa(2-i) + ";t="; !strings.HasPrefix(r.header["Ratelimit"], want) {
+			t.Errorf("RateLimit %q, want %s...", r.header["Ratelimit"], want)
+		}
+	}
+	e.problem(e.get("/v1/brands/volkswagen", e.free), 429, "3 calls per minute")
+}
+
+func TestMeteringFailsClosed(t *testing.T) {
+	e := newEnv(t)
+	m, err := e.keys.StartMeter(20*time.Millisecond, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	e2 := newEnvWith(t, e, func(o *httpd.Options) { o.Meter = m })
+	if r := e2.get("/v1/brands/volkswagen", e2.free); r.status != 200 {
+		t.Fatalf("healthy metering: %d", r.status)
+	}
+	m.BreakForTest(errors.New("disk full"))
+	deadline := time.Now().Add(2 * time.Second)
+	var r resp
+	for time.Now().Before(deadline) {
+		if r = e2.get("/v1/brands/volkswagen", e2.free); r.status == 503 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e2.problem(r, 503, "not a limit of your key")
+	if r.header["Retry-After"] == "" {
+		t.Error("503 without Retry-After")
+	}
+	m.BreakForTest(nil)
+	for time.Now().Before(deadline.Add(2 * time.Second)) {
+		if r = e2.get("/v1/brands/volkswagen", e2.free); r.status == 200 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("metering did not recover: %d", r.status)
+}
