@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -48,6 +49,11 @@ var (
 	cdnBase         = flag.String("images.cdnBase", "", "base URL of image URLs, without a trailing slash; empty uses the one recorded in the snapshot")
 	licensingURL    = flag.String("licensing.url", "https://vspec.example/licensing", "where GET /v1/export points buyers of licensed exports")
 	upgradeURL      = flag.String("upgrade.url", "https://vspec.example/pricing", "the upgrade path 403 responses give")
+	limitsDemo      = flag.String("limits.demo", "10,2000,20000", "calls a demo key may make per minute, per day and per month (UTC calendar windows), comma-separated")
+	limitsApify     = flag.String("limits.apify", "120,10000,100000", "calls an apify key may make per minute, per day and per month, comma-separated")
+	limitsFree      = flag.String("limits.free", "20,200,1000", "calls a legacy free key may make per minute, per day and per month, comma-separated")
+	meterFlush      = flag.Duration("metering.flushInterval", time.Second, "how often usage counters are written to the state directory; a crash loses at most this much counting")
+	meterMaxLag     = flag.Duration("metering.maxLag", 5*time.Second, "when no usage flush has succeeded for this long, keyed requests are refused with 503 (fail closed)")
 	adminListen     = flag.String("admin.listen", "127.0.0.1:8081", "loopback address of the admin API (keys, reload); empty disables it. See also -admin.token")
 	adminTokenFlag  = flag.String("admin.token", "", "bearer token of the admin API, at least 16 characters, literal or file://PATH; empty uses <state>/admin.token, created once")
 )
@@ -105,8 +111,21 @@ func run() error {
 	}
 	defer keys.Close()
 	log.Printf("opened key store %s with %d keys in %s", filepath.Join(*stateDir, access.FileName), len(keys.List()), time.Since(t).Round(time.Millisecond))
+	meter, err := keys.StartMeter(*meterFlush, *meterMaxLag)
+	if err != nil {
+		return err
+	}
+	defer meter.Close()
+	limits := map[access.Plan]access.Limits{}
+	for plan, v := range map[access.Plan]string{access.PlanDemo: *limitsDemo, access.PlanApify: *limitsApify, access.PlanFree: *limitsFree} {
+		l, err := parseLimits(v)
+		if err != nil {
+			return fmt.Errorf("-limits.%s: %w", plan, err)
+		}
+		limits[plan] = l
+	}
 	svc, err := httpd.New(cat, httpd.Options{
-		Codec: codec, Keys: keys, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout,
+		Codec: codec, Keys: keys, Meter: meter, Limits: limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout,
 		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, BodyCacheBytes: *bodyCache, CDNBase: *cdnBase,
 		LicensingURL: *licensingURL, UpgradeURL: *upgradeURL,
 	})
@@ -177,6 +196,23 @@ func run() error {
 			return nil
 		}
 	}
+}
+
+// parseLimits parses "PER_MINUTE,PER_DAY,PER_MONTH".
+func parseLimits(v string) (access.Limits, error) {
+	var l access.Limits
+	parts := strings.Split(v, ",")
+	if len(parts) != 3 {
+		return l, fmt.Errorf("%q: want three counts, per minute, per day and per month", v)
+	}
+	for i, p := range parts {
+		n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil || n < 0 {
+			return l, fmt.Errorf("%q: %q is not a count", v, p)
+		}
+		l[i] = n
+	}
+	return l, nil
 }
 
 // tokenSecret returns the secret of public tokens from -ids.secret, or the
