@@ -121,7 +121,10 @@ func (s *Service) variantsFilter(ctx *fasthttp.RequestCtx, rq *request) {
 // the order asked, each a VariantSpecs in the requested locale and units.
 // Every id is decoded strictly: one that cannot be read fails the whole
 // call with a 400 naming it; a well-formed id of no variant is a 404.
-func (s *Service) compare(ctx *fasthttp.RequestCtx, rq *request) {
+func (s *Service) compare(ctx *fasthttp.RequestCtx, rq *request) { s.compareIn(ctx, rq, nil) }
+
+// compareIn compares in the catalogue, or in the demo set when d is set.
+func (s *Service) compareIn(ctx *fasthttp.RequestCtx, rq *request, d *demoView) {
 	if !s.parseQueryExcept(ctx, rq, pLocale|pUnits, []string{"ids"}) {
 		return
 	}
@@ -165,10 +168,18 @@ func (s *Service) compare(ctx *fasthttp.RequestCtx, rq *request) {
 			id, ok = s.opts.Codec.Parse(publicid.Variant, ids[i])
 		}
 		if !ok {
+			if d != nil { // the demo tier answers 403 for anything outside the set
+				s.demoOutsideCar(ctx, rq)
+				return
+			}
 			problem(ctx, fasthttp.StatusBadRequest, "Bad Request", "The query parameter \"ids\" holds "+strconv.Quote(truncate(string(ids[i]), 64))+", which is not a variant id; nothing was compared.")
 			return
 		}
 		row, found := c.VariantRow(id)
+		if d != nil && (!found || !d.variants[row]) {
+			s.demoOutsideCar(ctx, rq)
+			return
+		}
 		if !found && missing == nil {
 			missing = ids[i]
 		}
@@ -183,7 +194,11 @@ func (s *Service) compare(ctx *fasthttp.RequestCtx, rq *request) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = rq.appendVariantSpecs(b, rows[i])
+		if d != nil { // pre-rendered
+			b = append(b, d.specsObject[boolIndex(rq.imperial)][rq.locale][d.index[rows[i]]]...)
+		} else {
+			b = rq.appendVariantSpecs(b, rows[i])
+		}
 		rq.synced = max(rq.synced, c.VarSyncedAt[rows[i]])
 	}
 	b = append(b, "],"...)

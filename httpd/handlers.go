@@ -115,17 +115,20 @@ func (s *Service) listEnd(ctx *fasthttp.RequestCtx, rq *request, b []byte, bind 
 	s.respond(ctx, rq)
 }
 
-func (s *Service) brands(ctx *fasthttp.RequestCtx, rq *request) {
+func (s *Service) brands(ctx *fasthttp.RequestCtx, rq *request) { s.listBrands(ctx, rq, nil) }
+
+// listBrands lists the brands, only those of the demo set when d is set.
+func (s *Service) listBrands(ctx *fasthttp.RequestCtx, rq *request, d *demoView) {
 	if !s.parseQuery(ctx, rq, pLocale|pLimit|pCursor) {
 		return
 	}
 	c := rq.v.cat
-	bind := s.binding(rq, routeBrands, nil)
+	bind := s.binding(rq, d.route(routeBrands), nil)
 	var after *engine.BrandKey
 	if pos := s.openCursor(rq, bind); len(pos) >= 6 {
 		after = &engine.BrandKey{Popularity: binary.LittleEndian.Uint16(pos), ID: binary.LittleEndian.Uint32(pos[2:]), Name: pos[6:]}
 	}
-	rows := c.BrandsAfter(after)
+	rows := d.keep(rq, c.BrandsAfter(after), d.brandSet())
 	n := min(len(rows), rq.limit)
 	b := append(rq.buf[:0], `{"data":[`...)
 	for i, r := range rows[:n] {
@@ -171,21 +174,26 @@ func (s *Service) brand(ctx *fasthttp.RequestCtx, rq *request) {
 	s.respond(ctx, rq)
 }
 
-func (s *Service) models(ctx *fasthttp.RequestCtx, rq *request) {
+func (s *Service) models(ctx *fasthttp.RequestCtx, rq *request) { s.listModels(ctx, rq, nil) }
+
+func (s *Service) listModels(ctx *fasthttp.RequestCtx, rq *request, d *demoView) {
 	if !s.parseQuery(ctx, rq, pLocale|pLimit|pCursor) {
 		return
 	}
 	brand, ok := s.brandRow(ctx, rq)
-	if !ok {
+	if !ok || (d != nil && !d.brands[brand]) {
+		if ok {
+			s.demoOutsideCar(ctx, rq)
+		}
 		return
 	}
 	c := rq.v.cat
-	bind := s.binding(rq, routeModels, c.BrandSlug.Bytes(brand))
+	bind := s.binding(rq, d.route(routeModels), c.BrandSlug.Bytes(brand))
 	var after *engine.ModelKey
 	if pos := s.openCursor(rq, bind); len(pos) >= 4 {
 		after = &engine.ModelKey{ID: binary.LittleEndian.Uint32(pos), Name: pos[4:]}
 	}
-	rows := c.ModelsAfter(brand, after)
+	rows := d.keep(rq, c.ModelsAfter(brand, after), d.modelSet())
 	n := min(len(rows), rq.limit)
 	b := append(rq.buf[:0], `{"data":[`...)
 	for i, r := range rows[:n] {
@@ -204,21 +212,23 @@ func (s *Service) models(ctx *fasthttp.RequestCtx, rq *request) {
 	s.listEnd(ctx, rq, b, bind, next)
 }
 
-func (s *Service) generations(ctx *fasthttp.RequestCtx, rq *request) {
+func (s *Service) generations(ctx *fasthttp.RequestCtx, rq *request) { s.listGenerations(ctx, rq, nil) }
+
+func (s *Service) listGenerations(ctx *fasthttp.RequestCtx, rq *request, d *demoView) {
 	if !s.parseQuery(ctx, rq, pLocale|pLimit|pCursor) {
 		return
 	}
-	model, ok := s.parseID(ctx, rq, publicid.Model, pathSegment(ctx.Path(), 2))
+	model, ok := s.resolveID(ctx, rq, publicid.Model, pathSegment(ctx.Path(), 2), d)
 	if !ok {
 		return
 	}
 	c := rq.v.cat
-	bind := s.binding(rq, routeGenerations, binary.LittleEndian.AppendUint32(nil, c.ModelID[model]))
+	bind := s.binding(rq, d.route(routeGenerations), binary.LittleEndian.AppendUint32(nil, c.ModelID[model]))
 	var after *engine.GenerationKey
 	if pos := s.openCursor(rq, bind); len(pos) == 6 {
 		after = &engine.GenerationKey{YearStart: binary.LittleEndian.Uint16(pos), ID: binary.LittleEndian.Uint32(pos[2:])}
 	}
-	rows := c.GenerationsAfter(model, after)
+	rows := d.keep(rq, c.GenerationsAfter(model, after), d.genSet())
 	n := min(len(rows), rq.limit)
 	b := append(rq.buf[:0], `{"data":[`...)
 	for i, r := range rows[:n] {
@@ -238,24 +248,35 @@ func (s *Service) generations(ctx *fasthttp.RequestCtx, rq *request) {
 }
 
 func (s *Service) generationVariants(ctx *fasthttp.RequestCtx, rq *request) {
+	s.listGenerationVariants(ctx, rq, nil)
+}
+
+func (s *Service) listGenerationVariants(ctx *fasthttp.RequestCtx, rq *request, d *demoView) {
 	if !s.parseQuery(ctx, rq, pLocale|pLimit|pCursor) {
 		return
 	}
-	gen, ok := s.parseID(ctx, rq, publicid.Generation, pathSegment(ctx.Path(), 2))
+	gen, ok := s.resolveID(ctx, rq, publicid.Generation, pathSegment(ctx.Path(), 2), d)
 	if !ok {
 		return
 	}
 	c := rq.v.cat
-	bind := s.binding(rq, routeVariants, binary.LittleEndian.AppendUint32(nil, c.GenID[gen]))
+	bind := s.binding(rq, d.route(routeVariants), binary.LittleEndian.AppendUint32(nil, c.GenID[gen]))
 	after := uint32(0)
 	if pos := s.openCursor(rq, bind); len(pos) == 4 {
 		after = binary.LittleEndian.Uint32(pos)
 	}
 	first, end := c.VariantsAfter(gen, after)
-	last := min(end, first+uint32(rq.limit))
+	rows := rq.rows[:0]
+	for r := first; r < end && len(rows) <= rq.limit; r++ {
+		if d == nil || d.variants[r] {
+			rows = append(rows, r)
+		}
+	}
+	rq.rows = rows
+	n := min(len(rows), rq.limit)
 	b := append(rq.buf[:0], `{"data":[`...)
-	for r := first; r < last; r++ {
-		if r > first {
+	for i, r := range rows[:n] {
+		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, '{')
@@ -263,8 +284,8 @@ func (s *Service) generationVariants(ctx *fasthttp.RequestCtx, rq *request) {
 		b = append(b, '}')
 	}
 	var next []byte
-	if end > last {
-		next = binary.LittleEndian.AppendUint32(rq.tmp[:0], c.VarID[last-1])
+	if len(rows) > n {
+		next = binary.LittleEndian.AppendUint32(rq.tmp[:0], c.VarID[rows[n-1]])
 		rq.tmp = next
 	}
 	s.listEnd(ctx, rq, b, bind, next)
@@ -328,8 +349,14 @@ func (s *Service) variantImages(ctx *fasthttp.RequestCtx, rq *request) {
 	if !ok {
 		return
 	}
+	rq.synced = rq.v.cat.VarSyncedAt[row]
+	rq.buf = s.renderImages(rq, row)
+	s.respond(ctx, rq)
+}
+
+// renderImages renders the ImageRef list of a variant into rq.buf.
+func (s *Service) renderImages(rq *request, row uint32) []byte {
 	c := rq.v.cat
-	rq.synced = c.VarSyncedAt[row]
 	first, end := c.VariantImages(row)
 	b := append(rq.buf[:0], `{"data":[`...)
 	for i := first; i < end; i++ {
@@ -347,8 +374,7 @@ func (s *Service) variantImages(ctx *fasthttp.RequestCtx, rq *request) {
 	}
 	b = append(b, "],"...)
 	b = s.appendMeta(b, rq)
-	rq.buf = append(b, '}')
-	s.respond(ctx, rq)
+	return append(b, '}')
 }
 
 func (s *Service) variantPrices(ctx *fasthttp.RequestCtx, rq *request) {

@@ -73,7 +73,10 @@ func apiKey(ctx *fasthttp.RequestCtx) []byte {
 // plan's limits is 429, and while usage cannot be metered the request is
 // refused with 503 (fail closed). A call is counted only when it was
 // served (2xx or 304).
-func (s *Service) keyed(h func(*fasthttp.RequestCtx, *request)) fasthttp.RequestHandler {
+//
+// demo is the route's handler for demo keys: a request with a demo key is
+// answered by it and never reaches h, whatever the route.
+func (s *Service) keyed(h, demo func(*fasthttp.RequestCtx, *request)) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		rq := getRequest()
 		defer putRequest(rq)
@@ -82,17 +85,17 @@ func (s *Service) keyed(h func(*fasthttp.RequestCtx, *request)) fasthttp.Request
 		if !ok {
 			return
 		}
-		if k.Plan == access.PlanDemo {
-			s.demo(ctx, rq, k)
-			return
-		}
 		rq.key = k
 		rq.raw = k.Plan == access.PlanApify
 		ticket, ok := s.admit(ctx, rq, k)
 		if !ok {
 			return
 		}
-		h(ctx, rq)
+		if k.Plan == access.PlanDemo {
+			demo(ctx, rq)
+		} else {
+			h(ctx, rq)
+		}
 		if code := ctx.Response.StatusCode(); code >= 300 && code != fasthttp.StatusNotModified {
 			ticket.Release()
 		}

@@ -113,7 +113,8 @@ type view struct {
 	cdn         string
 	synced      []byte // meta.last_synced_at of the catalogue, RFC 3339
 	specs       specFragments
-	epoch       uint32 // distinguishes cached bodies of this view from earlier ones
+	epoch       uint32    // distinguishes cached bodies of this view from earlier ones
+	demo        *demoView // nil when the catalogue carries no complete demo set
 	localeBytes [][]byte
 }
 
@@ -178,6 +179,7 @@ func (s *Service) Install(c *engine.Catalogue) {
 	for _, l := range c.Locales {
 		v.localeBytes = append(v.localeBytes, []byte(l))
 	}
+	v.demo = s.buildDemo(v)
 	s.view.Store(v)
 }
 
@@ -233,25 +235,27 @@ func (s *Service) routes() fasthttp.RequestHandler {
 		r.HEAD(path, h)
 	}
 	get("/v1/health", s.health)
-	get("/v1/brands", s.keyed(s.brands))
-	get("/v1/brands/{slug}", s.keyed(s.brand))
-	get("/v1/brands/{slug}/models", s.keyed(s.models))
-	get("/v1/models/{id}/generations", s.keyed(s.generations))
-	get("/v1/generations/{id}/variants", s.keyed(s.generationVariants))
-	get("/v1/variants", s.keyed(s.variantsFilter))
-	get("/v1/compare", s.keyed(s.compare))
-	get("/v1/variants/{id}", s.keyed(s.variant))
-	get("/v1/variants/{id}/specs", s.keyed(s.variantSpecs))
-	get("/v1/variants/{id}/images", s.keyed(s.variantImages))
-	get("/v1/variants/{id}/prices", s.keyed(s.variantPrices))
-	get("/v1/specs/catalog", s.keyed(s.specCatalog))
-	get("/v1/usage", s.keyed(s.usage))
-	get("/v1/export", s.keyed(s.export))
+	// Each keyed route names its catalogue handler and its demo-tier twin.
+	get("/v1/brands", s.keyed(s.brands, s.demoBrands))
+	get("/v1/brands/{slug}", s.keyed(s.brand, s.demoBrand))
+	get("/v1/brands/{slug}/models", s.keyed(s.models, s.demoModels))
+	get("/v1/models/{id}/generations", s.keyed(s.generations, s.demoGenerations))
+	get("/v1/generations/{id}/variants", s.keyed(s.generationVariants, s.demoGenerationVariants))
+	get("/v1/variants", s.keyed(s.variantsFilter, s.demoOutside))
+	get("/v1/compare", s.keyed(s.compare, s.demoCompare))
+	get("/v1/variants/{id}", s.keyed(s.variant, s.demoVariant))
+	get("/v1/variants/{id}/specs", s.keyed(s.variantSpecs, s.demoVariantSpecs))
+	get("/v1/variants/{id}/images", s.keyed(s.variantImages, s.demoVariantImages))
+	get("/v1/variants/{id}/prices", s.keyed(s.variantPrices, s.demoOutside))
+	get("/v1/specs/catalog", s.keyed(s.specCatalog, s.demoOutside))
+	get("/v1/usage", s.keyed(s.usage, s.demoOutside))
+	get("/v1/export", s.keyed(s.export, s.demoOutside))
+	get("/v1/demo", s.keyed(s.demoForOthers, s.demoSet))
 	r.NotFound = s.notFound
 	r.MethodNotAllowed = s.methodNotAllowed
 	r.PanicHandler = s.panicked
 	slow := r.Handler
-	variant, specs := s.keyed(s.variant), s.keyed(s.variantSpecs)
+	variant, specs := s.keyed(s.variant, s.demoVariant), s.keyed(s.variantSpecs, s.demoVariantSpecs)
 	// The two hottest reads skip the router: its {id} parameters cost three
 	// allocations per request (see BenchmarkRouting).
 	return func(ctx *fasthttp.RequestCtx) {

@@ -3,7 +3,7 @@ package trigram
 import (
 	"slices"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -24,6 +24,9 @@ type Index struct {
 	seq     []uint32 // ordered trigram sequence of each text, as trigram ids
 	keys    []Trigram
 	post    []roaring.Bitmap // by trigram id: the ranks of the texts that hold it
+	// By trigram id: the posting's cardinality and its first and last 64-rank
+	// words, which bound the words the bitmap writes in a dense copy.
+	postCard, postLo, postHi []uint32
 }
 
 // maxRowTrigrams bounds the distinct trigrams of one text, so that the
@@ -135,10 +138,17 @@ func Build(texts []string) *Index {
 		}
 	}
 	ix.post = make([]roaring.Bitmap, nk)
+	ix.postCard = make([]uint32, nk)
+	ix.postLo = make([]uint32, nk)
+	ix.postHi = make([]uint32, nk)
 	for id := 0; id < nk; id++ {
+		ranks := flat[count[id]:count[id+1]]
 		bm := &ix.post[id]
-		bm.AddMany(flat[count[id]:count[id+1]])
+		bm.AddMany(ranks)
 		bm.RunOptimize()
+		ix.postCard[id] = uint32(len(ranks))
+		ix.postLo[id] = ranks[0] >> 6
+		ix.postHi[id] = ranks[len(ranks)-1] >> 6
 	}
 	return ix
 }
@@ -165,340 +175,10 @@ func (ix *Index) textAt(rank uint32) string {
 
 // SizeBytes estimates the memory the index holds, postings included.
 func (ix *Index) SizeBytes() int {
-	n := cap(ix.arena) + 4*(cap(ix.textOff)+cap(ix.rowOf)+cap(ix.rankOf)+cap(ix.seqOff)+cap(ix.seq)+cap(ix.keys))
+	n := cap(ix.arena) + 4*(cap(ix.textOff)+cap(ix.rowOf)+cap(ix.rankOf)+cap(ix.seqOff)+cap(ix.seq)+cap(ix.keys)+
+		cap(ix.postCard)+cap(ix.postLo)+cap(ix.postHi))
 	for i := range ix.post {
 		n += int(ix.post[i].GetSizeInBytes()) + 48
 	}
 	return n
-}
-
-// Query holds the options of one search.
-type Query struct {
-	// Text is the folded query (Fold).
-	Text string
-	// Threshold is the least word similarity of a match: a row matches when
-	// float64(WordSimilarity(Text, row text)) >= float64(Threshold), which is
-	// pg_trgm's test with pg_trgm.word_similarity_threshold set to the same
-	// float4 value. A threshold of 0 or less still requires one shared
-	// trigram (pg_trgm would match every row with similarity 0).
-	Threshold float32
-	// After, when set, is the position of the last match of the previous
-	// page: only matches strictly after it in result order are returned.
-	After *Position
-	// Limit is the page size; Search returns up to Limit+1 matches. A
-	// negative Limit counts as 0.
-	Limit int
-}
-
-// Position is a point in the result order (score descending, then text
-// ascending bytewise, then row ascending): what a keyset cursor carries. A
-// match (s, t, r) is after the position when s < Score, or s == Score and
-// (t > Text, or t == Text and r > Row).
-//
-// Score and Text keep their meaning in another index; Row is a row number of
-// the index searched. Rows are in the caller's stable-id order, so a caller
-// that stores the stable id in its cursor maps it back to the row of the same
-// id in the current index, or, if that id is gone, to the row of the largest
-// id below it (rows with the same text and score are then resumed exactly;
-// only when no smaller id exists may one such row be skipped).
-type Position struct {
-	Score float32
-	Text  string
-	Row   uint32
-}
-
-// Match is one search result.
-type Match struct {
-	Row   uint32
-	Score float32
-}
-
-// Scratch is the reusable state of one search: counters sized for the
-// largest index it served, the query's trigrams and the result heap. A
-// Scratch serves one Search at a time; use one per goroutine, or take one
-// from AcquireScratch and give it back with ReleaseScratch when the search
-// is over. The matches appended to dst do not refer to the Scratch.
-type Scratch struct {
-	cnt     []uint16 // by rank: shared query trigrams; zero between searches
-	seen    []uint64 // by rank: bitset of the ranks in cnt; zero between searches
-	qmark   []bool   // by trigram id: in the query; false between searches
-	lastpos []int32  // by trigram id, for iterateWordSimilarity; -1 between searches
-	qkeys   []Trigram
-	qids    []uint32
-	wbuf    []byte
-	levels  [][]uint32 // candidates by shared count, ascending rank
-	heap    []hit
-	it      roaring.ManyIntIterator
-	buf     [256]uint32
-}
-
-type hit struct {
-	score float32
-	rank  uint32
-}
-
-var scratchPool sync.Pool
-
-// AcquireScratch returns a Scratch from a pool. Give it back with
-// ReleaseScratch once the search that used it has returned; do not use it
-// afterwards.
-func AcquireScratch() *Scratch {
-	if s, ok := scratchPool.Get().(*Scratch); ok {
-		return s
-	}
-	return &Scratch{}
-}
-
-// ReleaseScratch returns s to the pool of AcquireScratch.
-func ReleaseScratch(s *Scratch) {
-	s.qkeys = s.qkeys[:0]
-	s.qids = s.qids[:0]
-	s.heap = s.heap[:0]
-	scratchPool.Put(s)
-}
-
-// fit sizes the per-rank and per-trigram arrays for ix. Their contents are
-// kept in their resting state (zero, false, -1) by every search.
-func (s *Scratch) fit(ix *Index) {
-	n := ix.Len()
-	if len(s.cnt) < n {
-		s.cnt = make([]uint16, n)
-		s.seen = make([]uint64, (n+63)/64)
-	}
-	if nk := len(ix.keys); len(s.qmark) < nk {
-		s.qmark = make([]bool, nk)
-		s.lastpos = make([]int32, nk)
-		for i := range s.lastpos {
-			s.lastpos[i] = -1
-		}
-	}
-}
-
-// Search appends to dst the matches of q in result order (score descending,
-// then text ascending bytewise, then row ascending) that come after q.After,
-// at most q.Limit+1 of them: an extra one tells the caller that another page
-// follows. A query without trigrams (empty after folding, or without letters
-// and digits) matches nothing. s must not be nil; with a warm Scratch,
-// Search does not allocate beyond growing dst.
-//
-// Candidates come from the posting bitmaps of the query's trigrams, never
-// from a scan of the rows: a row can only score c/nq or less when it holds c
-// of the nq query trigrams, so only rows holding at least GIN's bound m of
-// them are considered, by decreasing c, and within one c by ascending rank;
-// the search stops as soon as the next candidate cannot beat the worst match
-// kept.
-func (ix *Index) Search(dst []Match, q Query, s *Scratch) []Match {
-	limit := q.Limit
-	if limit < 0 {
-		limit = 0
-	}
-	if limit > ix.Len() {
-		limit = ix.Len()
-	}
-	k := limit + 1
-	s.fit(ix)
-
-	// The query's trigram set, and the ids of those the index holds.
-	s.qkeys, s.wbuf = appendTrigrams(s.qkeys[:0], q.Text, s.wbuf)
-	s.qkeys = sortUnique(s.qkeys)
-	nq := len(s.qkeys)
-	if nq == 0 || nq > maxRowTrigrams {
-		return dst
-	}
-	thr := float64(q.Threshold)
-	m := 1
-	for m <= nq && !(float64(float32(m)/float32(nq)) >= thr) {
-		m++
-	}
-	s.qids = s.qids[:0]
-	for _, t := range s.qkeys {
-		if id, ok := slices.BinarySearch(ix.keys, t); ok {
-			s.qids = append(s.qids, uint32(id))
-		}
-	}
-	if len(s.qids) < m {
-		return dst
-	}
-
-	// ScanCount: cnt[rank] is the exact number of query trigrams the text
-	// holds, as both sides are sets.
-	var lo, hi int = len(s.seen), -1
-	for _, id := range s.qids {
-		s.it.Initialize(&ix.post[id])
-		for {
-			got := s.it.NextMany(s.buf[:])
-			if got == 0 {
-				break
-			}
-			for _, r := range s.buf[:got] {
-				s.cnt[r]++
-				s.seen[r>>6] |= 1 << (r & 63)
-			}
-			if w := int(s.buf[0] >> 6); w < lo {
-				lo = w
-			}
-			if w := int(s.buf[got-1] >> 6); w > hi {
-				hi = w
-			}
-		}
-	}
-	// Bucket the candidates holding at least m query trigrams by that count,
-	// in rank order, and reset the counters.
-	maxc := len(s.qids)
-	for len(s.levels) <= maxc {
-		s.levels = append(s.levels, nil)
-	}
-	for c := m; c <= maxc; c++ {
-		s.levels[c] = s.levels[c][:0]
-	}
-	for w := lo; w <= hi; w++ {
-		bits := s.seen[w]
-		if bits == 0 {
-			continue
-		}
-		s.seen[w] = 0
-		base := uint32(w) << 6
-		for bits != 0 {
-			r := base + uint32(trailingZeros64(bits))
-			bits &= bits - 1
-			c := int(s.cnt[r])
-			s.cnt[r] = 0
-			if c >= m {
-				s.levels[c] = append(s.levels[c], r)
-			}
-		}
-	}
-
-	// The keyset position, as a score and the first rank after it among the
-	// texts of that score.
-	var afterScore float32
-	var afterRank uint32
-	if q.After != nil {
-		afterScore = q.After.Score
-		afterRank = ix.firstRankAfter(q.After.Text, q.After.Row)
-	}
-	for _, id := range s.qids {
-		s.qmark[id] = true
-	}
-
-	h := s.heap[:0]
-levels:
-	for c := maxc; c >= m; c-- {
-		ub := float32(c) / float32(nq)
-		for _, r := range s.levels[c] {
-			if len(h) == k {
-				w := h[0]
-				if ub < w.score || ub == w.score && r > w.rank {
-					// Nothing left in this level can beat the worst match
-					// kept, and lower levels are bounded below ub.
-					break levels
-				}
-			}
-			score := ix.score(r, s, nq)
-			if !(float64(score) >= thr) {
-				continue
-			}
-			if q.After != nil && (score > afterScore || score == afterScore && r < afterRank) {
-				continue
-			}
-			x := hit{score, r}
-			if len(h) < k {
-				h = append(h, x)
-				heapUp(h, len(h)-1)
-			} else if better(x, h[0]) {
-				h[0] = x
-				heapDown(h, 0)
-			}
-		}
-	}
-
-	for _, id := range s.qids {
-		s.qmark[id] = false
-	}
-	slices.SortFunc(h, func(a, b hit) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
-	for _, x := range h {
-		dst = append(dst, Match{Row: ix.rowOf[x.rank], Score: x.score})
-	}
-	s.heap = h[:0]
-	return dst
-}
-
-// score returns the word similarity of the query marked in s.qmark to the
-// text of rank.
-func (ix *Index) score(rank uint32, s *Scratch, nq int) float32 {
-	seq := ix.seq[ix.seqOff[rank]:ix.seqOff[rank+1]]
-	first, last := -1, -1
-	for i, id := range seq {
-		if s.qmark[id] {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
-	if first < 0 {
-		return 0
-	}
-	return iterateWordSimilarity(seq[first:last+1], s.qmark, s.lastpos, nq)
-}
-
-// firstRankAfter returns the first rank whose (text, row) comes after
-// (text, row) in result order.
-func (ix *Index) firstRankAfter(text string, row uint32) uint32 {
-	n := len(ix.rowOf)
-	lo, hi := 0, n
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		t := ix.textAt(uint32(mid))
-		if t < text || t == text && ix.rowOf[mid] <= row {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return uint32(lo)
-}
-
-// better tells whether a comes before b in result order: higher score, then
-// lower rank (text, then row).
-func better(a, b hit) bool {
-	return a.score > b.score || a.score == b.score && a.rank < b.rank
-}
-
-// The heap keeps the worst kept match at h[0].
-func heapUp(h []hit, i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !better(h[p], h[i]) {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-}
-
-func heapDown(h []hit, i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		w := l
-		if r := l + 1; r < len(h) && better(h[l], h[r]) {
-			w = r
-		}
-		if !better(h[i], h[w]) {
-			return
-		}
-		h[i], h[w] = h[w], h[i]
-		i = w
-	}
 }

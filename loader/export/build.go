@@ -1,0 +1,716 @@
+package export
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/engine/jsonenc"
+)
+
+// Options says what a customer bought. Normalize puts it in its canonical
+// form, which is what manifests and change files record.
+type Options struct {
+	Modules   []string `json:"modules"`   // catalogue first, then the contract's order; may include images
+	Languages []string `json:"languages"` // en first, then the published order
+	Brands    []string `json:"brands"`    // brand slugs of a subset, in brand-id order; empty for the whole catalogue
+}
+
+// Meta identifies the snapshot an export was made from.
+type Meta struct {
+	Identity      string  `json:"identity"`
+	FormatVersion uint32  `json:"format_version"`
+	Seed          uint64  `json:"seed"`
+	Scale         float64 `json:"scale"`
+	SyncedAt      string  `json:"synced_at"`
+	Generator     string  `json:"generator"`
+	Variants      int     `json:"variants"` // variants in the whole snapshot, the denominator of a subset's share
+}
+
+// MetaOf returns the identity of the snapshot c was loaded from.
+func MetaOf(c *engine.Catalogue) Meta {
+	return Meta{
+		Identity: c.Meta.Identity, FormatVersion: c.Meta.Version, Seed: c.Meta.Seed, Scale: c.Meta.Scale,
+		SyncedAt: c.Meta.SyncedAt.UTC().Format(time.RFC3339), Generator: c.Meta.Generator, Variants: len(c.VarID),
+	}
+}
+
+// Plan is an export of one catalogue with one set of options, ready to be
+// written or compared: its tables produce rows on demand from the
+// catalogue's columns.
+type Plan struct {
+	Meta    Meta
+	Options Options
+	Tables  []*Table
+	// Share is the subset's share of the snapshot's variants (1 for the
+	// whole catalogue): what the quote prices a subset by.
+	Share float64
+
+	c        *engine.Catalogue
+	langs    []int // locale indexes of Options.Languages
+	brands   []uint32
+	models   []uint32
+	gens     []uint32
+	variants []uint32
+}
+
+// NewPlan checks opts against c and prepares the tables. lenient accepts
+// brand slugs that c does not hold (the old side of a diff may lack a brand
+// the new side has).
+func NewPlan(c *engine.Catalogue, opts Options, lenient bool) (*Plan, error) {
+	if err := CheckSpecModules(c); err != nil {
+		return nil, err
+	}
+	var err error
+	p := &Plan{c: c, Meta: MetaOf(c)}
+	if p.Options.Modules, err = ParseModules(strings.Join(opts.Modules, ",")); err != nil {
+		return nil, err
+	}
+	if p.Options.Languages, err = ParseLanguages(strings.Join(opts.Languages, ","), c.Locales); err != nil {
+		return nil, err
+	}
+	for _, l := range p.Options.Languages {
+		li, _ := c.Locale(l)
+		p.langs = append(p.langs, li)
+	}
+	if err := p.selectBrands(opts.Brands, lenient); err != nil {
+		return nil, err
+	}
+	p.Share = 1
+	if len(p.Options.Brands) > 0 && len(c.VarID) > 0 {
+		p.Share = float64(len(p.variants)) / float64(len(c.VarID))
+	}
+	p.build()
+	return p, nil
+}
+
+func (p *Plan) selectBrands(slugs []string, lenient bool) error {
+	c := p.c
+	var sel []bool
+	if len(slugs) > 0 {
+		sel = make([]bool, len(c.BrandID))
+		var unknown []string
+		for _, s := range slugs {
+			s = strings.ToLower(strings.TrimSpace(s))
+			if s == "" {
+				continue
+			}
+			row, ok := c.BrandBySlug(s)
+			if !ok {
+				unknown = append(unknown, s)
+				continue
+			}
+			sel[row] = true
+		}
+		if len(unknown) > 0 && !lenient {
+			return fmt.Errorf("unknown brand slug(s): %s", strings.Join(unknown, ", "))
+		}
+		// Slugs in brand-id order; with lenient, the unknown ones are kept
+		// so that both sides of a diff record the same options.
+		for row := range c.BrandID {
+			if sel[row] {
+				p.Options.Brands = append(p.Options.Brands, c.BrandSlug.String(uint32(row)))
+			}
+		}
+		p.Options.Brands = append(p.Options.Brands, unknown...)
+		if len(p.Options.Brands) == 0 {
+			return fmt.Errorf("the brand subset is empty")
+		}
+	}
+	for row := range c.BrandID {
+		if sel == nil || sel[row] {
+			p.brands = append(p.brands, uint32(row))
+		}
+	}
+	for row, b := range c.ModelBrand {
+		if sel == nil || sel[b] {
+			p.models = append(p.models, uint32(row))
+		}
+	}
+	for row, m := range c.GenModel {
+		if sel == nil || sel[c.ModelBrand[m]] {
+			p.gens = append(p.gens, uint32(row))
+		}
+	}
+	for row := range c.VarID {
+		if sel == nil || sel[c.VariantBrand(uint32(row))] {
+			p.variants = append(p.variants, uint32(row))
+		}
+	}
+	return nil
+}
+
+func (p *Plan) bought(module string) bool { return slices.Contains(p.Options.Modules, module) }
+
+// labelCols returns one column per exported language: prefix + code.
+func (p *Plan) labelCols(prefix, descPrefix string) []Column {
+	out := make([]Column, len(p.Options.Languages))
+	for i, l := range p.Options.Languages {
+		out[i] = Column{Name: prefix + l, Type: TypeText, Desc: descPrefix + " in language " + l + "; empty where none is published"}
+	}
+	return out
+}
+
+// col is a shorthand for a documented non-spec column.
+func col(name string, t Type, label, desc string) Column {
+	return Column{Name: name, Type: t, Desc: desc, Labels: []string{label}}
+}
+
+// The Var columns that are authoritative over spec values of the same key:
+// a variant with no spec rows still has its fuel, body, drive, transmission
+// and list-price snapshot.
+var overridden = []string{"fuel_type", "body_type", "drive_wheel", "transmission", "price_new_eur"}
+
+func (p *Plan) override(key string) func(row uint32) (int32, bool) {
+	c := p.c
+	switch key {
+	case "fuel_type":
+		return func(row uint32) (int32, bool) { return int32(c.VarFuel[row]), true }
+	case "body_type":
+		return func(row uint32) (int32, bool) { return int32(c.VarBody[row]), true }
+	case "drive_wheel":
+		return func(row uint32) (int32, bool) { return int32(c.VarDrive[row]), true }
+	case "transmission":
+		return func(row uint32) (int32, bool) { return int32(c.VarTransmission[row]), true }
+	case "price_new_eur":
+		// Null when no snapshot exists and when the source carries 0
+		// (unknown, not free), as the API serves it.
+		return func(row uint32) (int32, bool) { return c.VarPriceEUR[row], c.VarHasPrice[row] && c.VarPriceEUR[row] != 0 }
+	}
+	return nil
+}
+
+// specColumns returns the spec indexes of a module in dictionary order.
+func (p *Plan) specColumns(module string) []int {
+	var out []int
+	for k, s := range p.c.Specs {
+		if s.Module == module {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (p *Plan) specColumn(k int) Column {
+	c := p.c
+	s := &c.Specs[k]
+	cl := Column{Name: s.Key, Module: s.Module, Unit: s.Unit}
+	en := c.SpecLabels[c.English()].String(uint32(k))
+	var sb strings.Builder
+	sb.WriteString(en)
+	switch s.Kind {
+	case engine.KindNumber:
+		cl.Type = TypeNumber
+		fmt.Fprintf(&sb, ". Decimal number with up to %d decimals", s.Scale)
+	case engine.KindInt:
+		cl.Type = TypeInt
+		sb.WriteString(". Integer")
+	case engine.KindBool:
+		cl.Type = TypeBool
+		sb.WriteString(". true or false")
+	case engine.KindEnum:
+		cl.Type = TypeEnum
+		cl.Enum = c.Enums[s.Enum].Key
+		fmt.Fprintf(&sb, ". English slug of the %q enumeration; labels per language in value_labels", cl.Enum)
+	case engine.KindText:
+		cl.Type = TypeText
+		sb.WriteString(". Text as published")
+	}
+	if s.Unit != "" {
+		fmt.Fprintf(&sb, ", in %s", s.Unit)
+	}
+	sb.WriteString(".")
+	cl.Desc = sb.String()
+	cl.Labels = make([]string, len(p.langs))
+	for i, li := range p.langs {
+		cl.Labels[i] = c.SpecLabels[li].String(uint32(k))
+	}
+	return cl
+}
+
+// appendSpecValue appends value v of spec k in its export form.
+func (p *Plan) appendSpecValue(dst []byte, k int, v int32) []byte {
+	c := p.c
+	s := &c.Specs[k]
+	switch s.Kind {
+	case engine.KindNumber:
+		return jsonenc.AppendScaled(dst, int64(v), s.Scale)
+	case engine.KindBool:
+		if v != 0 {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case engine.KindEnum:
+		return append(dst, c.Enums[s.Enum].Slugs[v]...)
+	case engine.KindText:
+		return append(dst, c.Texts.Bytes(uint32(v))...)
+	}
+	return jsonenc.AppendInt(dst, int64(v))
+}
+
+// specFiller renders the spec columns of one table for a variant row.
+type specFiller struct {
+	p         *Plan
+	specs     []int
+	colOf     [256]int16
+	overrides []func(row uint32) (int32, bool)
+}
+
+func (p *Plan) newSpecFiller(specs []int) *specFiller {
+	f := &specFiller{p: p, specs: specs, overrides: make([]func(uint32) (int32, bool), len(specs))}
+	for i := range f.colOf {
+		f.colOf[i] = -1
+	}
+	for i, k := range specs {
+		f.colOf[k] = int16(i)
+		if slices.Contains(overridden, p.c.Specs[k].Key) {
+			f.overrides[i] = p.override(p.c.Specs[k].Key)
+		}
+	}
+	return f
+}
+
+// fill appends the spec cells of variant row to r; vals is scratch space of
+// len(specs).
+func (f *specFiller) fill(row uint32, r *Row, vals []int32) {
+	c := f.p.c
+	for i := range vals {
+		vals[i] = engine.Null
+	}
+	a, b := c.VariantSpecs(row)
+	for j := a; j < b; j++ {
+		if ci := f.colOf[c.SpecKey[j]]; ci >= 0 {
+			vals[ci] = c.SpecVal[j]
+		}
+	}
+	for i, o := range f.overrides {
+		if o != nil {
+			if v, ok := o(row); ok {
+				vals[i] = v
+			} else {
+				vals[i] = engine.Null
+			}
+		}
+	}
+	for i, v := range vals {
+		if v == engine.Null {
+			r.null()
+			continue
+		}
+		r.buf = f.p.appendSpecValue(r.buf, f.specs[i], v)
+		r.end()
+	}
+}
+
+func (p *Plan) build() {
+	p.Tables = append(p.Tables, p.brandTable(), p.modelTable(), p.generationTable(), p.variantTable())
+	for _, m := range p.Options.Modules {
+		if m != Catalogue && m != Images {
+			p.Tables = append(p.Tables, p.moduleTable(m))
+		}
+	}
+	if p.bought(Images) {
+		p.Tables = append(p.Tables, p.imageTable())
+	}
+	p.Tables = append(p.Tables, p.confidenceTable())
+	p.Tables = append(p.Tables, p.dictionaryTable(), p.valueLabelTable())
+}
+
+func (p *Plan) brandTable() *Table {
+	c := p.c
+	cols := []Column{
+		col("brand_id", TypeInt, "Brand id", "Public brand id (stable; the API's brand id)."),
+		col("slug", TypeText, "Slug", "Stable URL slug of the brand (the API's brand slug)."),
+		col("name", TypeText, "Name", "Canonical (Latin) name of the brand."),
+		col("country", TypeText, "Country", "ISO 3166-1 alpha-2 code of the brand's home country."),
+		col("popularity_rank", TypeInt, "Popularity rank", "Rank of the brand by popularity; 1 is the most popular."),
+		col("wikidata_id", TypeText, "Wikidata id", "Wikidata item id (https://www.wikidata.org/wiki/<id>) where verified; empty otherwise."),
+	}
+	cols = append(cols, p.labelCols("name_", "Display name of the brand")...)
+	for i := range cols {
+		cols[i].Module = Catalogue
+	}
+	return &Table{
+		Schema: Schema{Name: "brands", Role: RoleData, Module: Catalogue, Title: "one row per brand", Keys: 1, Cols: cols},
+		Size:   len(p.brands),
+		Open: func() (rowIter, error) {
+			return &funcIter{n: len(p.brands), fill: func(i int, r *Row) {
+				b := p.brands[i]
+				r.uint(c.BrandID[b])
+				r.bytes(c.BrandSlug.Bytes(b))
+				r.bytes(c.BrandName.Bytes(b))
+				r.bytes(c.BrandCountry.Bytes(b))
+				r.int(int64(c.BrandPopularity[b]))
+				r.bytes(c.BrandWikidata.Bytes(b))
+				for _, li := range p.langs {
+					r.str(c.BrandDisplayName(li, b))
+				}
+			}}, nil
+		},
+	}
+}
+
+func (p *Plan) modelTable() *Table {
+	c := p.c
+	cols := []Column{
+		col("model_id", TypeInt, "Model id", "Stable id of the model."),
+		col("brand_id", TypeInt, "Brand id", "Brand of the model (brands.brand_id)."),
+		col("name", TypeText, "Name", "Name of the model."),
+		col("slug", TypeText, "Slug", "URL slug of the model, unique within its brand."),
+	}
+	for i := range cols {
+		cols[i].Module = Catalogue
+	}
+	return &Table{
+		Schema: Schema{Name: "models", Role: RoleData, Module: Catalogue, Title: "one row per model", Keys: 1, Cols: cols},
+		Size:   len(p.models),
+		Open: func() (rowIter, error) {
+			return &funcIter{n: len(p.models), fill: func(i int, r *Row) {
+				m := p.models[i]
+				r.uint(c.ModelID[m])
+				r.uint(c.BrandID[c.ModelBrand[m]])
+				r.bytes(c.ModelName.Bytes(m))
+				r.bytes(c.ModelSlug.Bytes(m))
+			}}, nil
+		},
+	}
+}
+
+func (p *Plan) generationTable() *Table {
+	c := p.c
+	cols := []Column{
+		col("generation_id", TypeInt, "Generation id", "Stable id of the generation."),
+		col("model_id", TypeInt, "Model id", "Model of the generation (models.model_id)."),
+		col("brand_id", TypeInt, "Brand id", "Brand of the generation (brands.brand_id)."),
+		col("name", TypeText, "Name", "Name of the generation."),
+		col("slug", TypeText, "Slug", "URL slug of the generation, unique within its model."),
+		col("year_start", TypeInt, "First year", "First production year."),
+		col("year_end", TypeInt, "Last year", "Last production year; empty while the generation is in production."),
+	}
+	for i := range cols {
+		cols[i].Module = Catalogue
+	}
+	return &Table{
+		Schema: Schema{Name: "generations", Role: RoleData, Module: Catalogue, Title: "one row per generation", Keys: 1, Cols: cols},
+		Size:   len(p.gens),
+		Open: func() (rowIter, error) {
+			return &funcIter{n: len(p.gens), fill: func(i int, r *Row) {
+				g := p.gens[i]
+				m := c.GenModel[g]
+				r.uint(c.GenID[g])
+				r.uint(c.ModelID[m])
+				r.uint(c.BrandID[c.ModelBrand[m]])
+				r.bytes(c.GenName.Bytes(g))
+				r.bytes(c.GenSlug.Bytes(g))
+				r.int(int64(c.GenYearStart[g]))
+				if ye := c.GenYearEnd[g]; ye != 0 {
+					r.int(int64(ye))
+				} else {
+					r.null()
+				}
+			}}, nil
+		},
+	}
+}
+
+func (p *Plan) variantTable() *Table {
+	c := p.c
+	cols := []Column{
+		col("variant_id", TypeInt, "Variant id", "Stable id of the variant: the key of every variant-level table."),
+		col("generation_id", TypeInt, "Generation id", "Generation of the variant (generations.generation_id)."),
+		col("model_id", TypeInt, "Model id", "Model of the variant (models.model_id)."),
+		col("brand_id", TypeInt, "Brand id", "Brand of the variant (brands.brand_id)."),
+		col("name", TypeText, "Name", "Display name of the variant."),
+	}
+	specs := p.specColumns(Catalogue)
+	for _, k := range specs {
+		cols = append(cols, p.specColumn(k))
+	}
+	cols = append(cols, col("last_synced_at", TypeDateTime, "Last synced", "When the variant's data was last synchronised with its sources (UTC)."))
+	for i := range cols {
+		cols[i].Module = Catalogue
+	}
+	f := p.newSpecFiller(specs)
+	return &Table{
+		Schema: Schema{Name: "variants", Role: RoleData, Module: Catalogue, Title: "one row per variant", Keys: 1, Cols: cols},
+		Size:   len(p.variants),
+		Open: func() (rowIter, error) {
+			vals := make([]int32, len(specs))
+			return &funcIter{n: len(p.variants), fill: func(i int, r *Row) {
+				v := p.variants[i]
+				g := c.VarGen[v]
+				m := c.GenModel[g]
+				r.uint(c.VarID[v])
+				r.uint(c.GenID[g])
+				r.uint(c.ModelID[m])
+				r.uint(c.BrandID[c.ModelBrand[m]])
+				r.bytes(c.VarName.Bytes(v))
+				f.fill(v, r, vals)
+				r.buf = time.Unix(c.VarSyncedAt[v], 0).UTC().AppendFormat(r.buf, time.RFC3339)
+				r.end()
+			}}, nil
+		},
+	}
+}
+
+func (p *Plan) moduleTable(module string) *Table {
+	c := p.c
+	mod, _ := ModuleByName(module)
+	cols := []Column{col("variant_id", TypeInt, "Variant id", "Variant (variants.variant_id).")}
+	specs := p.specColumns(module)
+	for _, k := range specs {
+		cols = append(cols, p.specColumn(k))
+	}
+	prices := module == ListPrices
+	if prices {
+		cols = append(cols, col("price_as_of", TypeDate, "Price date",
+			"Date of the Dutch list-price snapshot; empty when none is recorded. A date with an empty price_new_eur means the source carried no price (unknown, not free)."))
+	}
+	for i := range cols {
+		cols[i].Module = module
+	}
+	f := p.newSpecFiller(specs)
+	return &Table{
+		Schema: Schema{Name: module, Role: RoleData, Module: module, Title: "one row per variant: " + mod.Title, Keys: 1, Cols: cols},
+		Size:   len(p.variants),
+		Open: func() (rowIter, error) {
+			vals := make([]int32, len(specs))
+			return &funcIter{n: len(p.variants), fill: func(i int, r *Row) {
+				v := p.variants[i]
+				r.uint(c.VarID[v])
+				f.fill(v, r, vals)
+				if prices {
+					if c.VarHasPrice[v] {
+						r.buf = time.Unix(int64(c.VarPriceAsOf[v])*86400, 0).UTC().AppendFormat(r.buf, time.DateOnly)
+						r.end()
+					} else {
+						r.null()
+					}
+				}
+			}}, nil
+		},
+	}
+}
+
+func (p *Plan) imageTable() *Table {
+	c := p.c
+	cols := []Column{
+		col("variant_id", TypeInt, "Variant id", "Variant (variants.variant_id)."),
+		col("position", TypeInt, "Position", "Position of the image among the variant's images, from 1."),
+		col("role", TypeText, "Role", "card (a thumbnail for lists) or hero (a large picture for a detail page)."),
+		col("url", TypeURL, "URL", "Absolute URL of the image (WebP) on the CDN."),
+	}
+	for i := range cols {
+		cols[i].Module = Images
+	}
+	n := 0
+	for _, v := range p.variants {
+		a, b := c.VariantImages(v)
+		n += int(b - a)
+	}
+	return &Table{
+		Schema: Schema{Name: "images", Role: RoleData, Module: Images, Title: "one row per image of a variant", Keys: 2, Cols: cols},
+		Size:   n,
+		Open: func() (rowIter, error) {
+			return &imageIter{p: p}, nil
+		},
+	}
+}
+
+type imageIter struct {
+	p    *Plan
+	vi   int    // index into p.variants
+	j, b uint32 // current image and end of the variant's span
+	pos  int
+}
+
+func (it *imageIter) next(r *Row) (bool, error) {
+	c := it.p.c
+	for it.j >= it.b {
+		if it.vi >= len(it.p.variants) {
+			return false, nil
+		}
+		it.j, it.b = c.VariantImages(it.p.variants[it.vi])
+		it.vi++
+		it.pos = 0
+	}
+	v := it.p.variants[it.vi-1]
+	it.pos++
+	r.reset()
+	r.uint(c.VarID[v])
+	r.int(int64(it.pos))
+	if c.ImageRole[it.j] == engine.RoleHero {
+		r.str("hero")
+	} else {
+		r.str("card")
+	}
+	r.buf = c.AppendImageURL(r.buf, c.Meta.CDNBase, it.j)
+	r.end()
+	it.j++
+	return true, nil
+}
+
+// confidenceTable lists, for the exported fields, every value whose
+// confidence is below 1, keyed on (variant_id, field) with fields in
+// bytewise order.
+func (p *Plan) confidenceTable() *Table {
+	c := p.c
+	var exported [256]bool
+	for k, s := range c.Specs {
+		exported[k] = p.bought(s.Module)
+	}
+	rank := make([]int, len(c.Specs))
+	byName := make([]int, len(c.Specs))
+	for k := range byName {
+		byName[k] = k
+	}
+	sort.Slice(byName, func(i, j int) bool { return c.Specs[byName[i]].Key < c.Specs[byName[j]].Key })
+	for r, k := range byName {
+		rank[k] = r
+	}
+	n := 0
+	for _, v := range p.variants {
+		a, b := c.VariantSpecs(v)
+		for j := a; j < b; j++ {
+			if c.SpecConf[j] != 0 && exported[c.SpecKey[j]] {
+				n++
+			}
+		}
+	}
+	cols := []Column{
+		col("variant_id", TypeInt, "Variant id", "Variant (variants.variant_id)."),
+		col("field", TypeText, "Field", "Name of the field (a column of one of the module tables; see dictionary)."),
+		col("confidence", TypeNumber, "Confidence", "Confidence of the value, from 0.5 to 0.95; a value absent from this table is certain (1)."),
+	}
+	return &Table{
+		Schema: Schema{Name: "confidence", Role: RoleConfidence, Title: "one row per value whose confidence is below 1", Keys: 2, Cols: cols},
+		Size:   n,
+		Open: func() (rowIter, error) {
+			return &confIter{p: p, exported: &exported, rank: rank}, nil
+		},
+	}
+}
+
+type confIter struct {
+	p        *Plan
+	exported *[256]bool
+	rank     []int
+	vi       int
+	pending  []uint32 // value indexes of the current variant, in field order
+}
+
+func (it *confIter) next(r *Row) (bool, error) {
+	c := it.p.c
+	for len(it.pending) == 0 {
+		if it.vi >= len(it.p.variants) {
+			return false, nil
+		}
+		a, b := c.VariantSpecs(it.p.variants[it.vi])
+		it.vi++
+		for j := a; j < b; j++ {
+			if c.SpecConf[j] != 0 && it.exported[c.SpecKey[j]] {
+				it.pending = append(it.pending, j)
+			}
+		}
+		sort.Slice(it.pending, func(x, y int) bool {
+			return it.rank[c.SpecKey[it.pending[x]]] < it.rank[c.SpecKey[it.pending[y]]]
+		})
+	}
+	j := it.pending[0]
+	it.pending = it.pending[1:]
+	r.reset()
+	r.uint(c.VarID[it.p.variants[it.vi-1]])
+	r.str(c.Specs[c.SpecKey[j]].Key)
+	r.buf = jsonenc.AppendScaled(r.buf, int64(c.SpecConf[j]), 2)
+	r.end()
+	return true, nil
+}
+
+// dictionaryTable describes every column of the data and confidence tables.
+func (p *Plan) dictionaryTable() *Table {
+	cols := []Column{
+		{Name: "table", Type: TypeText},
+		{Name: "field", Type: TypeText},
+		{Name: "module", Type: TypeText},
+		{Name: "type", Type: TypeText},
+		{Name: "unit", Type: TypeText},
+		{Name: "enum", Type: TypeText},
+		{Name: "description", Type: TypeText},
+	}
+	cols = append(cols, p.labelCols("label_", "")...)
+	var rows []Row
+	for _, t := range p.Tables {
+		if t.Role != RoleData && t.Role != RoleConfidence {
+			continue
+		}
+		for _, cl := range t.Cols {
+			var r Row
+			r.str(t.Name)
+			r.str(cl.Name)
+			r.str(cl.Module)
+			r.str(cl.Type.String())
+			r.str(cl.Unit)
+			r.str(cl.Enum)
+			r.str(cl.Desc)
+			for i := range p.langs {
+				if i < len(cl.Labels) {
+					r.str(cl.Labels[i])
+				} else {
+					r.null()
+				}
+			}
+			rows = append(rows, r)
+		}
+	}
+	return p.memTable(Schema{Name: "dictionary", Role: RoleReference, Title: "one row per field of every table: module, type, unit, description and labels", Keys: 2, Cols: cols}, rows)
+}
+
+// valueLabelTable gives the label of every value of every exported enum
+// field in the exported languages.
+func (p *Plan) valueLabelTable() *Table {
+	c := p.c
+	cols := []Column{{Name: "field", Type: TypeText}, {Name: "value", Type: TypeText}}
+	cols = append(cols, p.labelCols("label_", "")...)
+	var rows []Row
+	seen := map[string]bool{}
+	for _, t := range p.Tables {
+		if t.Role != RoleData {
+			continue
+		}
+		for _, cl := range t.Cols {
+			if cl.Type != TypeEnum || seen[cl.Name] {
+				continue
+			}
+			seen[cl.Name] = true
+			k, _ := c.SpecIndex(cl.Name)
+			g := int(c.Specs[k].Enum)
+			for v, slug := range c.Enums[g].Slugs {
+				var r Row
+				r.str(cl.Name)
+				r.str(slug)
+				for _, li := range p.langs {
+					r.str(c.EnumLabel(li, g, uint8(v)))
+				}
+				rows = append(rows, r)
+			}
+		}
+	}
+	return p.memTable(Schema{Name: "value_labels", Role: RoleReference, Title: "one row per value of an enum field: its label in each exported language", Keys: 2, Cols: cols}, rows)
+}
+
+// memTable sorts rows by key and serves them from memory.
+func (p *Plan) memTable(s Schema, rows []Row) *Table {
+	t := &Table{Schema: s, Size: len(rows)}
+	sort.SliceStable(rows, func(i, j int) bool { return compareKeys(&t.Schema, &rows[i], &rows[j]) < 0 })
+	t.Open = func() (rowIter, error) { return &sliceIter{rows: rows}, nil }
+	return t
+}
+
+func init() {
+	// Label columns of the reference tables get their descriptions here so
+	// that labelCols stays short.
+	_ = jsonenc.AppendInt
+}
