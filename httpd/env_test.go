@@ -128,6 +128,10 @@ func (e *env) do(method, path, key string, headers ...string) resp {
 		req.Header.Set("X-Api-Key", key)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "X-Test-Body" { // the request body, not a header
+			req.SetBodyString(headers[i+1])
+			continue
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	if err := fasthttp.DoTimeout(req, res, 10*time.Second); err != nil {

@@ -3,6 +3,7 @@ package httpd
 import (
 	"bytes"
 	"fmt"
+	"net/netip"
 	"sync/atomic"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/keyflow"
 	"github.com/vspec/catalogue/httpd/publicid"
 )
 
@@ -27,6 +29,10 @@ type Options struct {
 	Meter *access.Meter
 	// Limits overrides the default limits of a plan.
 	Limits map[access.Plan]access.Limits
+	// KeyFlow answers the demo key routes; nil makes them answer 503.
+	KeyFlow *keyflow.Flow
+	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
 
 	// ReadTimeout and WriteTimeout bound one request. Defaults 10 s.
 	ReadTimeout, WriteTimeout time.Duration
@@ -235,6 +241,9 @@ func (s *Service) routes() fasthttp.RequestHandler {
 		r.HEAD(path, h)
 	}
 	get("/v1/health", s.health)
+	r.POST("/v1/keys/demo", s.keyRequest)
+	r.POST("/v1/keys", s.keyRequest) // alias kept for cached pages and copied commands
+	get("/v1/keys/demo/verify", s.keyVerify)
 	// Each keyed route names its catalogue handler and its demo-tier twin.
 	get("/v1/brands", s.keyed(s.brands, s.demoBrands))
 	get("/v1/brands/{slug}", s.keyed(s.brand, s.demoBrand))

@@ -18,6 +18,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -29,6 +30,8 @@ import (
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/admin"
+	"github.com/vspec/catalogue/httpd/keyflow"
+	"github.com/vspec/catalogue/httpd/keyflow/mail"
 	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/loader"
 )
@@ -54,6 +57,15 @@ var (
 	limitsFree      = flag.String("limits.free", "20,200,1000", "calls a legacy free key may make per minute, per day and per month, comma-separated")
 	meterFlush      = flag.Duration("metering.flushInterval", time.Second, "how often usage counters are written to the state directory; a crash loses at most this much counting")
 	meterMaxLag     = flag.Duration("metering.maxLag", 5*time.Second, "when no usage flush has succeeded for this long, keyed requests are refused with 503 (fail closed)")
+	publicURL       = flag.String("http.publicURL", "", "public URL of the API, ending in /v1, used in activation links and keys' start_here; empty derives http://<listen>/v1")
+	trustedProxies  = flag.String("http.trustedProxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed for per-network limits; empty trusts none")
+	mailSMTP        = flag.String("mail.smtp", "", "host:port of the SMTP relay for activation links and key copies; empty writes each message to -mail.outbox instead")
+	mailFrom        = flag.String("mail.from", "Vehicle catalogue API <keys@vspec.example>", "sender of the key emails")
+	mailUser        = flag.String("mail.username", "", "SMTP AUTH user name; empty sends without AUTH")
+	mailPassword    = flag.String("mail.password", "", "SMTP AUTH password, literal or file://PATH")
+	mailStartTLS    = flag.String("mail.starttls", "opportunistic", "STARTTLS with the relay: required, opportunistic or off")
+	mailOutbox      = flag.String("mail.outbox", "", "directory where messages are written as .eml files when -mail.smtp is empty; default <state>/outbox")
+	dnsServer       = flag.String("dns.server", "", "host:port of the DNS server for the mail-exchanger check of key requests; empty uses the system resolver")
 	adminListen     = flag.String("admin.listen", "127.0.0.1:8081", "loopback address of the admin API (keys, reload); empty disables it. See also -admin.token")
 	adminTokenFlag  = flag.String("admin.token", "", "bearer token of the admin API, at least 16 characters, literal or file://PATH; empty uses <state>/admin.token, created once")
 )
@@ -124,7 +136,12 @@ func run() error {
 		}
 		limits[plan] = l
 	}
+	flow, proxies, err := keyFlow(keys)
+	if err != nil {
+		return err
+	}
 	svc, err := httpd.New(cat, httpd.Options{
+		KeyFlow: flow, TrustedProxies: proxies,
 		Codec: codec, Keys: keys, Meter: meter, Limits: limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout,
 		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, BodyCacheBytes: *bodyCache, CDNBase: *cdnBase,
 		LicensingURL: *licensingURL, UpgradeURL: *upgradeURL,
@@ -196,6 +213,54 @@ func run() error {
 			return nil
 		}
 	}
+}
+
+// keyFlow builds the demo key flow from the flags.
+func keyFlow(keys *access.Store) (*keyflow.Flow, []netip.Prefix, error) {
+	disposable, err := keyflow.LoadDisposable()
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot load the disposable domain list: %w", err)
+	}
+	var sender mail.Sender
+	if *mailSMTP != "" {
+		password := *mailPassword
+		if p, ok := strings.CutPrefix(password, "file://"); ok {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, nil, fmt.Errorf("-mail.password: %w", err)
+			}
+			password = strings.TrimSpace(string(b))
+		}
+		sender = &mail.SMTP{Addr: *mailSMTP, Username: *mailUser, Password: password, StartTLS: *mailStartTLS}
+	} else {
+		dir := *mailOutbox
+		if dir == "" {
+			dir = filepath.Join(*stateDir, "outbox")
+		}
+		sender = &mail.Outbox{Dir: dir}
+		log.Printf("no -mail.smtp: key emails are written to %s", dir)
+	}
+	base := *publicURL
+	if base == "" {
+		host := *listenAddr
+		if strings.HasPrefix(host, ":") {
+			host = "localhost" + host
+		}
+		base = "http://" + host + "/v1"
+	}
+	var proxies []netip.Prefix
+	for _, c := range strings.Split(*trustedProxies, ",") {
+		if c = strings.TrimSpace(c); c == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-http.trustedProxies: %w", err)
+		}
+		proxies = append(proxies, p)
+	}
+	return keyflow.New(keyflow.Config{Keys: keys, Mailer: sender, Resolver: keyflow.NewResolver(*dnsServer), Disposable: disposable,
+		BaseURL: base, UpgradeURL: *upgradeURL, From: *mailFrom}), proxies, nil
 }
 
 // parseLimits parses "PER_MINUTE,PER_DAY,PER_MONTH".

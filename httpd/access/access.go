@@ -258,19 +258,7 @@ func (s *Store) putLocked(k *Key) error {
 	if err := s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketKeys).Put(k.Hash[:], v) }); err != nil {
 		return fmt.Errorf("cannot store key: %w", err)
 	}
-	old := *s.index.Load()
-	next := make(map[Hash]*Key, len(old)+1)
-	for h, x := range old {
-		next[h] = x
-	}
-	if prev, ok := old[k.Hash]; ok {
-		k.usage = prev.usage
-	}
-	if k.usage == nil {
-		k.usage = &Usage{}
-	}
-	next[k.Hash] = k
-	s.index.Store(&next)
+	s.publish(k)
 	return nil
 }
 

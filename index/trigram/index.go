@@ -3,7 +3,6 @@ package trigram
 import (
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -22,6 +21,9 @@ type Index struct {
 	rankOf  []uint32 // caller's row -> rank
 	seqOff  []uint32 // by rank; len n+1
 	seq     []uint32 // ordered trigram sequence of each text, as trigram ids
+	// firstOcc has bit i set when seq[i] is the first occurrence of its
+	// trigram in its text.
+	firstOcc []uint64
 	keys    []Trigram
 	post    []roaring.Bitmap // by trigram id: the ranks of the texts that hold it
 	// By trigram id: the posting's cardinality and its first and last 64-rank
@@ -109,13 +111,15 @@ func Build(texts []string) *Index {
 	nk := len(keys)
 	seen := make([]uint32, nk) // rank+1 of the last text that counted the id
 	count := make([]uint32, nk+1)
+	ix.firstOcc = make([]uint64, (len(ix.seq)+63)/64)
 	for rank := 0; rank < n; rank++ {
 		distinct := 0
-		for _, id := range ix.seq[ix.seqOff[rank]:ix.seqOff[rank+1]] {
-			if seen[id] != uint32(rank+1) {
+		for i := ix.seqOff[rank]; i < ix.seqOff[rank+1]; i++ {
+			if id := ix.seq[i]; seen[id] != uint32(rank+1) {
 				seen[id] = uint32(rank + 1)
 				count[id+1]++
 				distinct++
+				ix.firstOcc[i>>6] |= 1 << (i & 63)
 			}
 		}
 		if distinct > maxRowTrigrams {
@@ -175,7 +179,7 @@ func (ix *Index) textAt(rank uint32) string {
 
 // SizeBytes estimates the memory the index holds, postings included.
 func (ix *Index) SizeBytes() int {
-	n := cap(ix.arena) + 4*(cap(ix.textOff)+cap(ix.rowOf)+cap(ix.rankOf)+cap(ix.seqOff)+cap(ix.seq)+cap(ix.keys)+
+	n := cap(ix.arena) + 8*cap(ix.firstOcc) + 4*(cap(ix.textOff)+cap(ix.rowOf)+cap(ix.rankOf)+cap(ix.seqOff)+cap(ix.seq)+cap(ix.keys)+
 		cap(ix.postCard)+cap(ix.postLo)+cap(ix.postHi))
 	for i := range ix.post {
 		n += int(ix.post[i].GetSizeInBytes()) + 48

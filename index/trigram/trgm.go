@@ -318,3 +318,76 @@ func Similarity(a, b string) float32 {
 	}
 	return calcSML(count, len(ta), len(tb))
 }
+
+// maxExactDen bounds the denominators for which iterateWordSimilarityInt is
+// exact: two different fractions a/b and c/d in [0, 1] differ by at least
+// 1/(b*d), more than the 2^-24 that float32 rounding can close when b and d
+// are below 4096, so comparing the fractions by cross-multiplication gives
+// the same answer as comparing their float4 values, and equal fractions give
+// equal floats.
+const maxExactDen = 4096
+
+// iterateWordSimilarityFrac is iterateWordSimilarity (a port of
+// iterate_word_similarity) with each float4 similarity kept as its exact
+// fraction and compared by cross-multiplication, which is several times
+// faster than dividing. The caller guarantees ulen1+len(seq) < maxExactDen,
+// which bounds every denominator ulen1+ulen2-count. It returns the fraction
+// of the result: float32(num)/float32(den) is the float4 that
+// iterate_word_similarity returns (0/1 when nothing is found).
+func iterateWordSimilarityFrac(seq []uint32, found []bool, lastpos []int32, ulen1 int) (num, den int) {
+	var (
+		ulen2, count int
+		upper, lower = -1, -1
+		maxN, maxD   = 0, 1 // smlr_max = 0
+	)
+	for i, trgindex := range seq {
+		if lower >= 0 || found[trgindex] {
+			if lastpos[trgindex] < 0 {
+				ulen2++
+				if found[trgindex] {
+					count++
+				}
+			}
+			lastpos[trgindex] = int32(i)
+		}
+		if !found[trgindex] {
+			continue
+		}
+		upper = i
+		if lower == -1 {
+			lower = i
+			ulen2 = 1
+		}
+		curN, curD := count, ulen1+ulen2-count
+
+		tmpCount, tmpUlen2, prevLower := count, ulen2, lower
+		for tmpLower := lower; tmpLower <= upper; tmpLower++ {
+			if tmpD := ulen1 + tmpUlen2 - tmpCount; tmpCount*curD > curN*tmpD {
+				curN, curD = tmpCount, tmpD
+				ulen2 = tmpUlen2
+				lower = tmpLower
+				count = tmpCount
+			}
+			tmpTrgindex := seq[tmpLower]
+			if lastpos[tmpTrgindex] == int32(tmpLower) {
+				tmpUlen2--
+				if found[tmpTrgindex] {
+					tmpCount--
+				}
+			}
+		}
+		if curN*maxD > maxN*curD {
+			maxN, maxD = curN, curD
+		}
+		for tmpLower := prevLower; tmpLower < lower; tmpLower++ {
+			tmpTrgindex := seq[tmpLower]
+			if lastpos[tmpTrgindex] == int32(tmpLower) {
+				lastpos[tmpTrgindex] = -1
+			}
+		}
+	}
+	for _, t := range seq {
+		lastpos[t] = -1
+	}
+	return maxN, maxD
+}

@@ -178,7 +178,9 @@ func (p *Plan) override(key string) func(row uint32) (int32, bool) {
 	case "price_new_eur":
 		// Null when no snapshot exists and when the source carries 0
 		// (unknown, not free), as the API serves it.
-		return func(row uint32) (int32, bool) { return c.VarPriceEUR[row], c.VarHasPrice[row] && c.VarPriceEUR[row] != 0 }
+		return func(row uint32) (int32, bool) {
+			return c.VarPriceEUR[row], c.VarHasPrice[row] && c.VarPriceEUR[row] != 0
+		}
 	}
 	return nil
 }
@@ -707,10 +709,4 @@ func (p *Plan) memTable(s Schema, rows []Row) *Table {
 	sort.SliceStable(rows, func(i, j int) bool { return compareKeys(&t.Schema, &rows[i], &rows[j]) < 0 })
 	t.Open = func() (rowIter, error) { return &sliceIter{rows: rows}, nil }
 	return t
-}
-
-func init() {
-	// Label columns of the reference tables get their descriptions here so
-	// that labelCols stays short.
-	_ = jsonenc.AppendInt
 }

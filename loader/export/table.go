@@ -93,7 +93,7 @@ type Schema struct {
 // Table is a schema with a source of rows in ascending key order.
 type Table struct {
 	Schema
-	Size int               // expected rows, for progress; 0 when unknown
+	Size int                     // expected rows, for progress; 0 when unknown
 	Open func() (rowIter, error) // a fresh iterator over the rows
 }
 
@@ -127,13 +127,16 @@ func (r *Row) Cell(i int) []byte {
 	return r.buf[start:r.ends[i]]
 }
 
-func (r *Row) end()              { r.ends = append(r.ends, len(r.buf)) }
-func (r *Row) null()             { r.end() }
-func (r *Row) str(s string)      { r.buf = append(r.buf, s...); r.end() }
-func (r *Row) bytes(b []byte)    { r.buf = append(r.buf, b...); r.end() }
-func (r *Row) int(v int64)       { r.buf = strconv.AppendInt(r.buf, v, 10); r.end() }
-func (r *Row) uint(v uint32)     { r.buf = strconv.AppendUint(r.buf, uint64(v), 10); r.end() }
-func (r *Row) copyFrom(o *Row)   { r.buf = append(r.buf[:0], o.buf...); r.ends = append(r.ends[:0], o.ends...) }
+func (r *Row) end()           { r.ends = append(r.ends, len(r.buf)) }
+func (r *Row) null()          { r.end() }
+func (r *Row) str(s string)   { r.buf = append(r.buf, s...); r.end() }
+func (r *Row) bytes(b []byte) { r.buf = append(r.buf, b...); r.end() }
+func (r *Row) int(v int64)    { r.buf = strconv.AppendInt(r.buf, v, 10); r.end() }
+func (r *Row) uint(v uint32)  { r.buf = strconv.AppendUint(r.buf, uint64(v), 10); r.end() }
+func (r *Row) copyFrom(o *Row) {
+	r.buf = append(r.buf[:0], o.buf...)
+	r.ends = append(r.ends[:0], o.ends...)
+}
 func (r *Row) nullInt(v int32, null int32) {
 	if v == null {
 		r.null()

@@ -1,0 +1,150 @@
+package keyflow
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	_ "embed"
+	"errors"
+	"net"
+	"sort"
+	"strings"
+)
+
+// disposable.txt.gz is the disposable-email-domains list
+// (github.com/ivolo/disposable-email-domains, MIT, npm package
+// disposable-email-domains 1.0.62: index.json and wildcard.json), one domain
+// a line, sorted. update_disposable.sh refreshes it.
+//
+//go:embed disposable.txt.gz
+var disposableGz []byte
+
+// Disposable is a sorted list of disposable email domains.
+type Disposable struct{ domains []string }
+
+// LoadDisposable reads the embedded list.
+func LoadDisposable() (*Disposable, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(disposableGz))
+	if err != nil {
+		return nil, err
+	}
+	var d Disposable
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			d.domains = append(d.domains, l)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	sort.Strings(d.domains)
+	return &d, nil
+}
+
+// Len returns the number of listed domains.
+func (d *Disposable) Len() int { return len(d.domains) }
+
+// Contains reports whether domain or one of its parent domains is listed
+// (a sub-domain of a disposable domain is disposable too).
+func (d *Disposable) Contains(domain string) bool {
+	domain = strings.TrimSuffix(strings.ToLower(domain), ".")
+	for {
+		i := sort.SearchStrings(d.domains, domain)
+		if i < len(d.domains) && d.domains[i] == domain {
+			return true
+		}
+		dot := strings.IndexByte(domain, '.')
+		if dot < 0 || !strings.Contains(domain[dot+1:], ".") {
+			return false
+		}
+		domain = domain[dot+1:]
+	}
+}
+
+// reserved reports whether domain is reserved for documentation, tests or
+// local use (RFC 2606, RFC 6761) and can never receive mail.
+func reserved(domain string) bool {
+	domain = strings.TrimSuffix(strings.ToLower(domain), ".")
+	switch domain {
+	case "example.com", "example.org", "example.net", "localhost", "invalid", "test", "example", "local":
+		return true
+	}
+	for _, tld := range []string{".test", ".invalid", ".localhost", ".example", ".local"} {
+		if strings.HasSuffix(domain, tld) {
+			return true
+		}
+	}
+	for _, parent := range []string{".example.com", ".example.org", ".example.net"} {
+		if strings.HasSuffix(domain, parent) {
+			return true
+		}
+	}
+	return false
+}
+
+// Resolver is what the mail-exchanger check needs of a DNS resolver
+// (*net.Resolver has it).
+type Resolver interface {
+	LookupMX(ctx context.Context, name string) ([]*net.MX, error)
+	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
+}
+
+// NewResolver returns the system resolver, or, when server is set
+// (host:port), a resolver that asks that server only.
+func NewResolver(server string) *net.Resolver {
+	if server == "" {
+		return net.DefaultResolver
+	}
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, server)
+	}}
+}
+
+// mailVerdict is what the DNS says of a domain.
+type mailVerdict int
+
+const (
+	acceptsMail mailVerdict = iota
+	noMail                  // NXDOMAIN, a null MX, or neither MX nor address records
+	dnsFailed               // the resolver could not answer: not a verdict
+)
+
+// checkMail asks the DNS whether domain can receive mail: an MX record
+// (other than the null MX of RFC 7505), or else an A or AAAA record (the
+// implicit MX of RFC 5321 section 5.1). A resolver failure is dnsFailed,
+// never a pass.
+func checkMail(ctx context.Context, r Resolver, domain string) (mailVerdict, error) {
+	mxs, err := r.LookupMX(ctx, domain)
+	if err == nil && len(mxs) > 0 {
+		for _, mx := range mxs {
+			if mx.Host != "." && mx.Host != "" {
+				return acceptsMail, nil
+			}
+		}
+		return noMail, nil // a null MX: the domain declares it accepts no mail
+	}
+	if err != nil && !notFound(err) {
+		return dnsFailed, err
+	}
+	addrs, err := r.LookupIPAddr(ctx, domain)
+	if err != nil {
+		if notFound(err) {
+			return noMail, nil
+		}
+		return dnsFailed, err
+	}
+	if len(addrs) > 0 {
+		return acceptsMail, nil
+	}
+	return noMail, nil
+}
+
+// notFound reports whether a lookup error means "no such record" (NXDOMAIN
+// or an empty answer) rather than a failure to get an answer.
+func notFound(err error) bool {
+	var de *net.DNSError
+	return errors.As(err, &de) && de.IsNotFound
+}

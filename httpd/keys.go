@@ -1,0 +1,100 @@
+package httpd
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/netip"
+	"strconv"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/vspec/catalogue/httpd/keyflow"
+)
+
+// keyRequest answers POST /v1/keys/demo and its alias POST /v1/keys: 202
+// once the request is recorded and the activation link mailed.
+func (s *Service) keyRequest(ctx *fasthttp.RequestCtx) {
+	if s.opts.KeyFlow == nil {
+		problem(ctx, fasthttp.StatusServiceUnavailable, "Service Unavailable", "Demo keys cannot be requested on this server.")
+		return
+	}
+	if ctx.QueryArgs().Len() > 0 {
+		problem(ctx, fasthttp.StatusBadRequest, "Bad Request", "This endpoint takes no query parameters: send the request as a JSON body.")
+		return
+	}
+	network := keyflow.Network(peer(ctx), string(ctx.Request.Header.Peek("X-Forwarded-For")), s.opts.TrustedProxies)
+	res, p := s.opts.KeyFlow.Request(context.Background(), ctx.PostBody(), network)
+	if p != nil {
+		flowProblem(ctx, p)
+		return
+	}
+	s.sendJSON(ctx, fasthttp.StatusAccepted, res)
+}
+
+// keyVerify answers GET /v1/keys/demo/verify?t=: the key, shown once.
+func (s *Service) keyVerify(ctx *fasthttp.RequestCtx) {
+	if s.opts.KeyFlow == nil {
+		problem(ctx, fasthttp.StatusServiceUnavailable, "Service Unavailable", "Demo keys cannot be issued on this server.")
+		return
+	}
+	args := ctx.QueryArgs()
+	for k := range args.All() {
+		if string(k) != "t" {
+			problem(ctx, fasthttp.StatusBadRequest, "Bad Request", "The query parameter "+strconv.Quote(truncate(string(k), 64))+" is not a parameter of this endpoint; it takes t.")
+			return
+		}
+	}
+	if len(args.PeekMulti("t")) > 1 {
+		problem(ctx, fasthttp.StatusBadRequest, "Bad Request", `The query parameter "t" is given more than once.`)
+		return
+	}
+	covers := "the 40 cars of the demo set"
+	if d := s.view.Load().demo; d != nil {
+		covers = d.set
+	}
+	res, p := s.opts.KeyFlow.Verify(string(args.Peek("t")), covers)
+	if p != nil {
+		flowProblem(ctx, p)
+		return
+	}
+	s.sendJSON(ctx, fasthttp.StatusOK, res)
+}
+
+func flowProblem(ctx *fasthttp.RequestCtx, p *keyflow.Problem) {
+	if p.RetryAfter > 0 {
+		ctx.Response.Header.SetBytesKV(headerRetryAfter, strconv.AppendInt(nil, int64(p.RetryAfter), 10))
+	}
+	problem(ctx, p.Status, fasthttp.StatusMessage(p.Status), p.Detail)
+}
+
+// sendJSON sends {data, meta} for the cold key routes, never cached.
+func (s *Service) sendJSON(ctx *fasthttp.RequestCtx, status int, data any) {
+	rq := getRequest()
+	defer putRequest(rq)
+	rq.v = s.view.Load()
+	rq.locale = rq.v.cat.English()
+	d, err := json.Marshal(data)
+	if err != nil {
+		problem(ctx, fasthttp.StatusInternalServerError, "Internal Server Error", "")
+		return
+	}
+	b := append(append(rq.buf[:0], `{"data":`...), d...)
+	b = append(b, ',')
+	b = s.appendMeta(b, rq)
+	b = append(b, '}')
+	ctx.SetStatusCode(status)
+	ctx.Response.Header.SetContentTypeBytes(contentTypeJSON)
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.SetBody(b)
+}
+
+// peer returns the address of the connection's other end.
+func peer(ctx *fasthttp.RequestCtx) netip.Addr {
+	if a, ok := ctx.RemoteAddr().(*net.TCPAddr); ok {
+		if ip, ok := netip.AddrFromSlice(a.IP); ok {
+			return ip
+		}
+	}
+	return netip.IPv4Unspecified()
+}
