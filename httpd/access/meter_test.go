@@ -126,3 +126,37 @@ func BenchmarkReserveRelease(b *testing.B) {
 		t.Release()
 	}
 }
+
+func TestNetworkLimiter(t *testing.T) {
+	l := NewNetworkLimiter(60)
+	now := time.Date(2026, 5, 5, 10, 30, 5, 0, time.UTC)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	allowed := 0
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				if ok, _ := l.Allow("203.0.113.7", now); ok {
+					mu.Lock()
+					allowed++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if allowed != 60 {
+		t.Errorf("%d calls allowed, want 60", allowed)
+	}
+	if ok, wait := l.Allow("203.0.113.7", now); ok || wait <= 0 || wait > 61*time.Second {
+		t.Errorf("61st call: %v, retry after %v", ok, wait)
+	}
+	if ok, _ := l.Allow("203.0.113.8", now); !ok {
+		t.Error("another network was refused")
+	}
+	if ok, _ := l.Allow("203.0.113.7", now.Add(time.Minute)); !ok {
+		t.Error("the next minute was refused")
+	}
+}

@@ -355,24 +355,20 @@ func (ix *Index) score(rank uint32, s *Scratch, nq int, full bool, w hit) (hit, 
 		// wn/wd only if g(r+1) - g(l) >= wn*nq.
 		wn, wd := int(w.num), int(w.den)
 		f, u := 0, 0
-		minG, best := math.MaxInt/2, math.MinInt/2
-		first, last = len(seq), -1
-		occ, qbit := ix.firstOcc, s.qbit
-		// Branch-free: whether a trigram is in the query is unpredictable.
+		minG, best := math.MaxInt, math.MinInt
+		occ := ix.firstOcc
 		for p, id := range seq {
-			fnd := int(qbit[id]) // 1 for a query trigram
-			nf := fnd ^ 1        // 1 for another trigram
-			i := start + uint32(p)
-			g := f*wd - u*wn
-			minG = min(minG, g+nf*(math.MaxInt/2))
-			f += fnd
-			u += nf & int(occ[i>>6]>>(i&63)&1)
-			best = max(best, g+fnd*wd-minG-nf*(math.MaxInt/2))
-			first = min(first, p+nf*len(seq))
-			last = max(last, p-nf*(p+1))
-		}
-		if first == len(seq) {
-			first = -1
+			if s.qmark[id] {
+				minG = min(minG, f*wd-u*wn)
+				f++
+				best = max(best, f*wd-u*wn-minG)
+				if first < 0 {
+					first = p
+				}
+				last = p
+			} else if i := start + uint32(p); occ[i>>6]>>(i&63)&1 != 0 {
+				u++
+			}
 		}
 		dbgTried++
 		if need := wn * nq; best < need || best == need && rank > w.rank {

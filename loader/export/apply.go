@@ -51,6 +51,9 @@ func Apply(oldDir string, changes io.Reader, newDir string, wo WriteOptions) (*M
 	if err := json.Unmarshal(first, &h); err != nil {
 		return nil, fmt.Errorf("cannot read the change file's header: %w", err)
 	}
+	if h.Options.Brands == nil {
+		h.Options.Brands = []string{}
+	}
 	if h.Format != ChangeFormat {
 		return nil, fmt.Errorf("change file of format %q, want %q", h.Format, ChangeFormat)
 	}

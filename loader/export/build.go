@@ -65,7 +65,7 @@ func NewPlan(c *engine.Catalogue, opts Options, lenient bool) (*Plan, error) {
 		return nil, err
 	}
 	var err error
-	p := &Plan{c: c, Meta: MetaOf(c)}
+	p := &Plan{c: c, Meta: MetaOf(c), Options: Options{Brands: []string{}}}
 	if p.Options.Modules, err = ParseModules(strings.Join(opts.Modules, ",")); err != nil {
 		return nil, err
 	}
@@ -146,10 +146,10 @@ func (p *Plan) selectBrands(slugs []string, lenient bool) error {
 func (p *Plan) bought(module string) bool { return slices.Contains(p.Options.Modules, module) }
 
 // labelCols returns one column per exported language: prefix + code.
-func (p *Plan) labelCols(prefix, descPrefix string) []Column {
+func (p *Plan) labelCols(prefix, label, desc string) []Column {
 	out := make([]Column, len(p.Options.Languages))
 	for i, l := range p.Options.Languages {
-		out[i] = Column{Name: prefix + l, Type: TypeText, Desc: descPrefix + " in language " + l + "; empty where none is published"}
+		out[i] = Column{Name: prefix + l, Type: TypeText, Desc: fmt.Sprintf(desc, l), Labels: []string{fmt.Sprintf(label, l)}}
 	}
 	return out
 }
@@ -331,7 +331,7 @@ func (p *Plan) brandTable() *Table {
 		col("popularity_rank", TypeInt, "Popularity rank", "Rank of the brand by popularity; 1 is the most popular."),
 		col("wikidata_id", TypeText, "Wikidata id", "Wikidata item id (https://www.wikidata.org/wiki/<id>) where verified; empty otherwise."),
 	}
-	cols = append(cols, p.labelCols("name_", "Display name of the brand")...)
+	cols = append(cols, p.labelCols("name_", "Name (%s)", "Display name of the brand in language %s: the canonical name where the language writes it so.")...)
 	for i := range cols {
 		cols[i].Module = Catalogue
 	}
@@ -642,7 +642,7 @@ func (p *Plan) dictionaryTable() *Table {
 		{Name: "enum", Type: TypeText},
 		{Name: "description", Type: TypeText},
 	}
-	cols = append(cols, p.labelCols("label_", "")...)
+	cols = append(cols, p.labelCols("label_", "Label (%s)", "Display name of the field in language %s; empty where none is published.")...)
 	var rows []Row
 	for _, t := range p.Tables {
 		if t.Role != RoleData && t.Role != RoleConfidence {
@@ -675,7 +675,7 @@ func (p *Plan) dictionaryTable() *Table {
 func (p *Plan) valueLabelTable() *Table {
 	c := p.c
 	cols := []Column{{Name: "field", Type: TypeText}, {Name: "value", Type: TypeText}}
-	cols = append(cols, p.labelCols("label_", "")...)
+	cols = append(cols, p.labelCols("label_", "Label (%s)", "Label of the value in language %s.")...)
 	var rows []Row
 	seen := map[string]bool{}
 	for _, t := range p.Tables {
