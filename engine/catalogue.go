@@ -153,6 +153,7 @@ type Catalogue struct {
 
 	orders    orders
 	filters   filters
+	search    search
 	specIndex map[string]int
 }
 
@@ -505,8 +506,15 @@ func (c *Catalogue) derive() {
 	c.jsonBrandName = names
 	c.jsonVarName = escape([]Text{c.VarName})[0]
 	c.jsonTexts = escape([]Text{c.Texts})[0]
+	// The trigram index is the slowest part: build it on the other core.
+	done := make(chan struct{})
+	go func() {
+		c.deriveSearch()
+		close(done)
+	}()
 	c.deriveOrders()
 	c.deriveFilters()
+	<-done
 	c.deriveFilters()
 	c.specIndex = make(map[string]int, len(c.Specs))
 	for i, s := range c.Specs {

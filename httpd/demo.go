@@ -37,6 +37,7 @@ type demoView struct {
 	specsObject [2][][][]byte  // [imperial][locale][i] the VariantSpecs object alone, for compare
 	imagesBody  [][]byte       // [i] GET /v1/variants/{id}/images (locale en)
 	index       map[uint32]int // variant row -> i
+	searchText  [][]string     // [locale][i] folded "brand (localized and Latin) model generation display-name"
 }
 
 // demoSize is the size of a complete demo set.
@@ -113,6 +114,16 @@ func (s *Service) buildDemo(v *view) *demoView {
 				b = s.appendMeta(b, rq)
 				d.specsBody[k][li][i] = append(b, '}')
 			}
+		}
+	}
+	d.searchText = make([][]string, L)
+	for li := 0; li < L; li++ {
+		d.searchText[li] = make([]string, demoSize)
+		for i, r := range d.rows {
+			g := c.VarGen[r]
+			m := c.GenModel[g]
+			b := c.ModelBrand[m]
+			d.searchText[li][i] = engine.Fold(c.BrandDisplayName(li, b) + " " + c.BrandName.String(b) + " " + c.ModelName.String(m) + " " + c.GenName.String(g) + " " + c.VarName.String(r))
 		}
 	}
 	rq.locale, rq.imperial = c.English(), false

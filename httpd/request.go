@@ -8,6 +8,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/vspec/catalogue/engine"
+
 	"github.com/vspec/catalogue/httpd/access"
 )
 
@@ -26,7 +28,8 @@ type request struct {
 	cursor   []byte // cursor as sent, a view into the request
 	synced   int64  // meta.last_synced_at override (Unix s), 0 = the catalogue's
 
-	rows []uint32 // result rows of filters and searches
+	rows    []uint32             // result rows of filters and searches
+	matches []engine.SearchMatch // search results
 
 	buf []byte // the body being rendered
 	enc []byte // compressed body
@@ -45,7 +48,7 @@ func putRequest(rq *request) {
 	if cap(rq.buf) > 1<<20 { // do not keep a rare huge buffer alive
 		rq.buf = make([]byte, 0, 16<<10)
 	}
-	*rq = request{buf: rq.buf[:0], enc: rq.enc[:0], pos: rq.pos[:0], tmp: rq.tmp[:0], hdr: rq.hdr[:0], rows: rq.rows[:0]}
+	*rq = request{buf: rq.buf[:0], enc: rq.enc[:0], pos: rq.pos[:0], tmp: rq.tmp[:0], hdr: rq.hdr[:0], rows: rq.rows[:0], matches: rq.matches[:0]}
 	requestPool.Put(rq)
 }
 

@@ -29,6 +29,9 @@ type Options struct {
 	Meter *access.Meter
 	// Limits overrides the default limits of a plan.
 	Limits map[access.Plan]access.Limits
+	// SearchThreshold is the least pg_trgm word similarity of a search
+	// match. Default 0.5.
+	SearchThreshold float32
 	// KeyFlow answers the demo key routes; nil makes them answer 503.
 	KeyFlow *keyflow.Flow
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
@@ -87,6 +90,9 @@ func (o *Options) SetDefaults() {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.SearchThreshold == 0 {
+		o.SearchThreshold = 0.5
 	}
 }
 
@@ -252,6 +258,7 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	get("/v1/generations/{id}/variants", s.keyed(s.generationVariants, s.demoGenerationVariants))
 	get("/v1/variants", s.keyed(s.variantsFilter, s.demoOutside))
 	get("/v1/compare", s.keyed(s.compare, s.demoCompare))
+	get("/v1/search", s.keyed(s.search, s.demoSearch))
 	get("/v1/variants/{id}", s.keyed(s.variant, s.demoVariant))
 	get("/v1/variants/{id}/specs", s.keyed(s.variantSpecs, s.demoVariantSpecs))
 	get("/v1/variants/{id}/images", s.keyed(s.variantImages, s.demoVariantImages))

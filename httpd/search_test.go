@@ -1,0 +1,88 @@
+package httpd_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vspec/catalogue/engine"
+)
+
+func TestSearch(t *testing.T) {
+	e := newEnv(t)
+	c := e.cat
+	e.problem(e.get("/v1/search", e.free), 400, `"q" is required`)
+	e.problem(e.get("/v1/search?q=", e.free), 400, `"q" is required`)
+	e.problem(e.get("/v1/search?q=%20%20", e.free), 400, `"q" is required`)
+	e.problem(e.get("/v1/search?q="+strings.Repeat("a", 201), e.free), 400, "at most 200")
+	e.problem(e.get("/v1/search?q=golf&q=polo", e.free), 400, "more than once")
+	for _, q := range []string{"!!!", "-", "%E2%80%94"} {
+		if m := e.ok("/v1/search?q="+q, e.free); len(m["data"].([]any)) != 0 {
+			t.Errorf("q=%s matched %d rows; a query without letters or digits matches nothing", q, len(m["data"].([]any)))
+		}
+	}
+	// Every page together equals the engine's full result, best first.
+	all := e.walk("/v1/search?q=golf&limit=7", e.free)
+	want := c.Search(nil, engine.Fold("golf"), 0.5, nil, 1<<20)
+	if len(all) == 0 || len(all) != len(want) {
+		t.Fatalf("%d results over all pages, the engine has %d", len(all), len(want))
+	}
+	for i, r := range all {
+		if str(r, "display_name") != c.VarName.String(want[i].Row) || r["score"].(float64) != float64(want[i].Score) {
+			t.Fatalf("result %d: %v, want row %d score %v", i, r, want[i].Row, want[i].Score)
+		}
+		if i > 0 && r["score"].(float64) > all[i-1]["score"].(float64) {
+			t.Fatal("scores not descending")
+		}
+		for _, f := range []string{"variant_id", "generation_id", "brand_slug", "model_slug", "year_from", "year_to"} {
+			if _, ok := r[f]; !ok {
+				t.Fatalf("SearchResult lacks %s", f)
+			}
+		}
+	}
+	// Case and diacritics fold on both sides (the small catalogue has no
+	// Škoda; index/trigram's fixture covers skoda -> Škoda on the full one).
+	plain := e.ok("/v1/search?q=renault&limit=3", e.free)["data"].([]any)
+	accented := e.ok("/v1/search?q=R%C3%89NAULT&limit=3", e.free)["data"].([]any) // RÉNAULT
+	if len(plain) == 0 || len(plain) != len(accented) || str(accented[0].(map[string]any), "brand_slug") != "renault" {
+		t.Errorf("renault %d results, RÉNAULT %d", len(plain), len(accented))
+	}
+	// A brand written as the locale writes it.
+	latin := e.ok("/v1/search?q=volkswagen%20golf&limit=5", e.free)["data"].([]any)
+	bg := e.ok("/v1/search?q=%D1%84%D0%BE%D0%BB%D0%BA%D1%81%D0%B2%D0%B0%D0%B3%D0%B5%D0%BD%20golf&locale=bg&limit=5", e.free)["data"].([]any) // фолксваген golf
+	if len(bg) == 0 || len(bg) != len(latin) || str(bg[0].(map[string]any), "variant_id") != str(latin[0].(map[string]any), "variant_id") {
+		t.Errorf("the Bulgarian brand name does not find what the Latin one does: %d vs %d", len(bg), len(latin))
+	}
+	if en := e.ok("/v1/search?q=%D1%84%D0%BE%D0%BB%D0%BA%D1%81%D0%B2%D0%B0%D0%B3%D0%B5%D0%BD", e.free)["data"].([]any); len(en) != 0 {
+		t.Errorf("the Bulgarian name matched in English: %d", len(en))
+	}
+	// A cursor belongs to its query.
+	next := str(e.ok("/v1/search?q=golf&limit=2", e.free)["links"].(map[string]any), "next")
+	first := e.ok("/v1/search?q=corolla&limit=2", e.free)["data"].([]any)
+	if got := e.ok("/v1/search?q=corolla&limit=2&cursor="+next, e.free)["data"].([]any); len(first) > 0 && str(got[0].(map[string]any), "variant_id") != str(first[0].(map[string]any), "variant_id") {
+		t.Error("a cursor of another query did not restart the list")
+	}
+}
+
+func TestDemoSearch(t *testing.T) {
+	e := newEnv(t)
+	demo := map[string]bool{}
+	for _, v := range e.ok("/v1/demo", e.demo)["data"].(map[string]any)["variants"].([]any) {
+		demo[str(v.(map[string]any), "variant_id")] = true
+	}
+	got := e.walk("/v1/search?q=golf&limit=3", e.demo)
+	if len(got) != 4 {
+		t.Errorf("golf in the demo set: %d cars, want 4", len(got))
+	}
+	for _, r := range got {
+		if !demo[str(r, "variant_id")] || r["score"] != nil {
+			t.Errorf("demo search result %v", r)
+		}
+	}
+	if bg := e.ok("/v1/search?q=%D1%84%D0%BE%D0%BB%D0%BA%D1%81&locale=bg", e.demo)["data"].([]any); len(bg) != 8 { // фолкс
+		t.Errorf("the Bulgarian brand prefix finds %d demo cars, want the 8 Volkswagens", len(bg))
+	}
+	if r := e.ok("/v1/search?q=!!!", e.demo)["data"].([]any); len(r) != 0 {
+		t.Errorf("punctuation matched %d demo cars", len(r))
+	}
+	e.problem(e.get("/v1/search", e.demo), 400, `"q" is required`)
+}
