@@ -15,16 +15,18 @@ import (
 
 // health answers GET /v1/health: 200 while a catalogue is being served.
 func (s *Service) health(ctx *fasthttp.RequestCtx) {
-	v := s.view.Load()
+	ctx.SetBody(healthBody(s.view.Load()))
+	ctx.Response.Header.SetContentTypeBytes(contentTypeJSON)
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+}
+
+func healthBody(v *view) []byte {
 	_, _, _, variants := v.cat.Counts()
 	b := append(make([]byte, 0, 160), `{"data":{"status":"ok","active_variants":`...)
 	b = strconv.AppendInt(b, int64(variants), 10)
 	b = append(b, `},"meta":{"last_synced_at":"`...)
 	b = append(b, v.synced...)
-	b = append(b, `","locale":"en","units":"metric"}}`...)
-	ctx.SetBody(b)
-	ctx.Response.Header.SetContentTypeBytes(contentTypeJSON)
-	ctx.Response.Header.Set("Cache-Control", "no-store")
+	return append(b, `","locale":"en","units":"metric"}}`...)
 }
 
 // Ids in paths.

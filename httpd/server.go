@@ -14,6 +14,7 @@ import (
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/keyflow"
+	"github.com/vspec/catalogue/httpd/openapi"
 	"github.com/vspec/catalogue/httpd/publicid"
 )
 
@@ -98,15 +99,16 @@ func (o *Options) SetDefaults() {
 
 // Service answers the API from the catalogue installed last.
 type Service struct {
-	opts    Options
-	view    atomic.Pointer[view]
-	handler fasthttp.RequestHandler
-	cache   *ristretto.Cache[uint64, []byte]    // compressed bodies by content hash and coding
-	bodies  *ristretto.Cache[uint64, *rendered] // rendered bodies by bodyKey
-	epoch   atomic.Uint32                       // counts Install calls; part of every bodyKey
-	maxAge  []byte                              // "private, max-age=N"
-	policy  map[access.Plan][]byte              // RateLimit-Policy of each plan
-	limits  [4]access.Limits                    // by plan
+	opts       Options
+	view       atomic.Pointer[view]
+	handler    fasthttp.RequestHandler
+	cache      *ristretto.Cache[uint64, []byte]    // compressed bodies by content hash and coding
+	bodies     *ristretto.Cache[uint64, *rendered] // rendered bodies by bodyKey
+	epoch      atomic.Uint32                       // counts Install calls; part of every bodyKey
+	maxAge     []byte                              // "private, max-age=N"
+	policy     map[access.Plan][]byte              // RateLimit-Policy of each plan
+	limits     [4]access.Limits                    // by plan
+	registered []openapi.Operation                 // every route, for the description test
 }
 
 // rendered is an immutable rendered body and its content hash.
@@ -127,6 +129,7 @@ type view struct {
 	specs       specFragments
 	epoch       uint32    // distinguishes cached bodies of this view from earlier ones
 	demo        *demoView // nil when the catalogue carries no complete demo set
+	described   *described
 	localeBytes [][]byte
 }
 
@@ -192,6 +195,7 @@ func (s *Service) Install(c *engine.Catalogue) {
 		v.localeBytes = append(v.localeBytes, []byte(l))
 	}
 	v.demo = s.buildDemo(v)
+	v.described = s.describe(v)
 	s.view.Store(v)
 }
 
@@ -245,10 +249,17 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	get := func(path string, h fasthttp.RequestHandler) {
 		r.GET(path, h)
 		r.HEAD(path, h)
+		s.registered = append(s.registered, openapi.Operation{Method: "GET", Path: path}, openapi.Operation{Method: "HEAD", Path: path})
+	}
+	post := func(path string, h fasthttp.RequestHandler) {
+		r.POST(path, h)
+		s.registered = append(s.registered, openapi.Operation{Method: "POST", Path: path})
 	}
 	get("/v1/health", s.health)
-	r.POST("/v1/keys/demo", s.keyRequest)
-	r.POST("/v1/keys", s.keyRequest) // alias kept for cached pages and copied commands
+	get("/v1/openapi.json", s.openAPI)
+	get("/v1/docs", s.docs)
+	post("/v1/keys/demo", s.keyRequest)
+	post("/v1/keys", s.keyRequest) // alias kept for cached pages and copied commands
 	get("/v1/keys/demo/verify", s.keyVerify)
 	// Each keyed route names its catalogue handler and its demo-tier twin.
 	get("/v1/brands", s.keyed(s.brands, s.demoBrands))

@@ -1,0 +1,131 @@
+package httpd
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/valyala/fasthttp"
+
+	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/httpd/openapi"
+	"github.com/vspec/catalogue/httpd/publicid"
+)
+
+// described is the OpenAPI document and docs page of one installed
+// catalogue (their examples come from it).
+type described struct {
+	doc               map[string]any
+	json, html        []byte
+	jsonETag, htmlTag []byte
+}
+
+// describe builds the description of v, with examples rendered by the
+// real handlers for cars of the demo set.
+func (s *Service) describe(v *view) *described {
+	c := v.cat
+	ex := map[string]json.RawMessage{}
+	run := func(name, uri string, h func(*fasthttp.RequestCtx, *request)) {
+		var ctx fasthttp.RequestCtx
+		ctx.Request.SetRequestURI(uri)
+		rq := &request{v: v}
+		h(&ctx, rq)
+		if ctx.Response.StatusCode() < 300 {
+			ex[name] = append(json.RawMessage(nil), ctx.Response.Body()...)
+		}
+	}
+	tok := func(kind publicid.Kind, id uint32) string { return s.opts.Codec.Token(kind, id) }
+	car, other := uint32(0), uint32(1)
+	if len(c.Demo) >= 2 {
+		car, other = c.Demo[0], c.Demo[1]
+	}
+	gen := c.VarGen[car]
+	model := c.GenModel[gen]
+	slug := c.BrandSlug.String(c.ModelBrand[model])
+	vt := tok(publicid.Variant, c.VarID[car])
+	ex[openapi.ExHealth] = healthBody(v)
+	run(openapi.ExBrands, "/v1/brands?limit=2", s.brands)
+	run(openapi.ExBrand, "/v1/brands/"+slug, s.brand)
+	run(openapi.ExModels, "/v1/brands/"+slug+"/models?limit=2", s.models)
+	run(openapi.ExGenerations, "/v1/models/"+tok(publicid.Model, c.ModelID[model])+"/generations?limit=2", s.generations)
+	run(openapi.ExVariants, "/v1/generations/"+tok(publicid.Generation, c.GenID[gen])+"/variants?limit=2", s.generationVariants)
+	run(openapi.ExVariantDetail, "/v1/variants/"+vt, s.variant)
+	run(openapi.ExVariantSpecs, "/v1/variants/"+vt+"/specs?locale=de", s.variantSpecs)
+	run(openapi.ExImages, "/v1/variants/"+vt+"/images", s.variantImages)
+	run(openapi.ExPrices, "/v1/variants/"+vt+"/prices", s.variantPrices)
+	run(openapi.ExSpecCatalog, "/v1/specs/catalog?limit=3", s.specCatalog)
+	run(openapi.ExSearch, "/v1/search?q="+strings.ReplaceAll(c.ModelName.String(model), " ", "%20")+"&limit=2", s.search)
+	run(openapi.ExCompare, "/v1/compare?ids="+vt+","+tok(publicid.Variant, c.VarID[other]), s.compare)
+	if v.demo != nil {
+		ex[openapi.ExDemoSet] = v.demo.setBody[c.English()]
+	}
+	meta := `"meta":{"last_synced_at":"` + string(v.synced) + `","locale":"en","units":"metric"}`
+	ex[openapi.ExUsage] = json.RawMessage(`{"data":{"plan":"apify","quota":100000,"used":1284,"resets_at":"2026-12-01T00:00:00Z"},` + meta + `}`)
+	ex[openapi.ExVerification] = json.RawMessage(`{"data":{"status":"verification_sent","note":"An activation link was mailed to ada@garage-lindqvist.se. It works once and expires in 3 days. No key exists until it is opened."},` + meta + `}`)
+	ex[openapi.ExIssuedKey] = json.RawMessage(`{"data":{"api_key":"vsc_demo_` + strings.Repeat("0", 48) + `","plan":"demo","covers":"40 cars: …","full_catalogue":"` + s.opts.UpgradeURL + `","start_here":"https://api.example.org/v1/demo","note":"This key is shown once and only its hash is stored."},` + meta + `}`)
+	ex[openapi.ExDemoKeyRequest] = json.RawMessage(`{"email":"ada@garage-lindqvist.se","name":"Ada Lindqvist","company":"Garage Lindqvist AB","website":"https://garage-lindqvist.se","role":"Developer","use_case":"Spec sheets on our used-car listings, in Swedish and English.","accept_tos":true}`)
+
+	in := openapi.Inputs{Locales: c.Locales, Variants: len(c.VarID), SpecTypes: len(c.Specs), UpgradeURL: s.opts.UpgradeURL,
+		LicensingURL: s.opts.LicensingURL, SearchThreshold: s.opts.SearchThreshold, Examples: ex}
+	en := c.English()
+	for code := range c.Enums[enumIndexOf(c, "fuel")].Slugs {
+		in.Fuels = append(in.Fuels, c.FuelSlug(uint8(code)))
+	}
+	for code := range c.Enums[enumIndexOf(c, "body")].Slugs {
+		in.Bodies = append(in.Bodies, c.BodyLabel(en, uint8(code)))
+		in.BodySlugs = append(in.BodySlugs, c.BodySlug(uint8(code)))
+	}
+	for code := range c.Enums[enumIndexOf(c, "drive")].Slugs {
+		in.Drives = append(in.Drives, c.DriveSlug(uint8(code)))
+	}
+	d := &described{doc: openapi.Build(in)}
+	d.json, _ = json.Marshal(d.doc)
+	d.html, _ = openapi.RenderDocs(d.doc)
+	d.jsonETag = []byte(`"` + strconv.FormatUint(xxhash.Sum64(d.json), 16) + `"`)
+	d.htmlTag = []byte(`"` + strconv.FormatUint(xxhash.Sum64(d.html), 16) + `"`)
+	return d
+}
+
+func enumIndexOf(c *engine.Catalogue, key string) int {
+	for i, e := range c.Enums {
+		if e.Key == key {
+			return i
+		}
+	}
+	return 0
+}
+
+var publicCache = []byte("public, max-age=3600")
+
+// openAPI answers GET /v1/openapi.json: keyless, CORS-open, cacheable.
+func (s *Service) openAPI(ctx *fasthttp.RequestCtx) {
+	d := s.view.Load().described
+	s.sendPublic(ctx, d.json, d.jsonETag, "application/json; charset=utf-8")
+	ctx.Response.Header.Set("Access-Control-Allow-Origin", "*")
+}
+
+// docs answers GET /v1/docs: the description as one self-contained page.
+func (s *Service) docs(ctx *fasthttp.RequestCtx) {
+	d := s.view.Load().described
+	s.sendPublic(ctx, d.html, d.htmlTag, "text/html; charset=utf-8")
+}
+
+func (s *Service) sendPublic(ctx *fasthttp.RequestCtx, body, etag []byte, ctype string) {
+	h := &ctx.Response.Header
+	h.SetContentType(ctype)
+	h.SetBytesKV(headerCacheControl, publicCache)
+	h.SetBytesKV(headerETag, etag)
+	if inm := ctx.Request.Header.PeekBytes(headerIfNoneMatch); len(inm) > 0 && etagMatches(inm, etag) {
+		ctx.SetStatusCode(fasthttp.StatusNotModified)
+		return
+	}
+	ctx.Response.SetBodyRaw(body)
+}
+
+// Description returns the OpenAPI document being served.
+func (s *Service) Description() map[string]any { return s.view.Load().described.doc }
+
+// Routes lists the method and path of every route the server answers
+// (OPTIONS aside), as registered.
+func (s *Service) Routes() []openapi.Operation { return s.registered }

@@ -1,0 +1,127 @@
+package openapi
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// Version is the API version the document carries.
+const Version = "2.0.0"
+
+// Inputs are what the document needs from the server.
+type Inputs struct {
+	Locales         []string                   // published locales
+	Fuels           []string                   // fuel slugs
+	Bodies          []string                   // English body-type labels
+	BodySlugs       []string                   // body-type slugs
+	Drives          []string                   // drivetrain slugs
+	Variants        int                        // variants in the catalogue, for descriptions
+	SpecTypes       int                        // spec types
+	UpgradeURL      string                     // upgrade path
+	LicensingURL    string                     // licensing offer
+	SearchThreshold float32                    // pg_trgm word-similarity threshold
+	Examples        map[string]json.RawMessage // example response bodies by name (see Example* constants)
+}
+
+// Names of the examples httpd renders from the catalogue.
+const (
+	ExHealth         = "health"
+	ExBrands         = "brands"
+	ExBrand          = "brand"
+	ExModels         = "models"
+	ExGenerations    = "generations"
+	ExVariants       = "variants"
+	ExVariantDetail  = "variant_detail"
+	ExVariantSpecs   = "variant_specs"
+	ExImages         = "images"
+	ExPrices         = "prices"
+	ExSpecCatalog    = "spec_catalog"
+	ExSearch         = "search"
+	ExCompare        = "compare"
+	ExUsage          = "usage"
+	ExDemoSet        = "demo_set"
+	ExVerification   = "verification_sent"
+	ExIssuedKey      = "issued_key"
+	ExDemoKeyRequest = "demo_key_request"
+)
+
+type obj = map[string]any
+
+func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
+
+func nullable(t string, extra ...obj) obj {
+	o := obj{"type": []string{t, "null"}}
+	for _, e := range extra {
+		for k, v := range e {
+			o[k] = v
+		}
+	}
+	return o
+}
+
+// Build returns the OpenAPI document.
+func Build(in Inputs) obj {
+	b := &builder{in: in, paths: obj{}}
+	b.operations()
+	return obj{
+		"openapi":           "3.1.0",
+		"jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
+		"info": obj{
+			"title":   "Vehicle specification catalogue API",
+			"version": Version,
+			"summary": "Read-only, versioned REST API over a multilingual European vehicle catalogue.",
+			"description": "Brand > model > generation > variant: " + itoa(in.Variants) + " variants, " + itoa(in.SpecTypes) + " spec types, " + itoa(len(in.Locales)) +
+				" languages. Every success body is `{data, meta}` (plus `links` on lists); every error is RFC 9457 `application/problem+json`.\n\n" + accessText + "\n\n" + decisionsText,
+			"license": obj{"name": "Proprietary: attribution of the data is required by the terms of service", "url": in.UpgradeURL},
+		},
+		"servers":  []obj{{"url": "/v1", "description": "this server"}},
+		"security": []obj{{"apiKey": []string{}}, {"bearer": []string{}}},
+		"tags": []obj{
+			{"name": "Catalogue", "description": "Browse brand > model > generation > variant."},
+			{"name": "Variants", "description": "A variant's detail, specs, images and list price; filtering."},
+			{"name": "Utilities", "description": "Search, compare, the spec dictionary, usage, exports."},
+			{"name": "Demo", "description": "The 40-car demo tier and its self-service keys."},
+			{"name": "Service", "description": "Health and this description."},
+		},
+		"paths": b.paths,
+		"components": obj{
+			"securitySchemes": obj{
+				"apiKey": obj{"type": "apiKey", "in": "header", "name": "X-Api-Key", "description": "The API key. Keys look like `vsc_<plan>_<48 hex>`."},
+				"bearer": obj{"type": "http", "scheme": "bearer", "description": "The same key as `Authorization: Bearer <key>`; accepted everywhere X-Api-Key is."},
+			},
+			"schemas":    b.schemas(),
+			"headers":    headers(),
+			"parameters": b.parameters(),
+			"responses":  problems(),
+		},
+	}
+}
+
+// Operation is a documented route.
+type Operation struct{ Method, Path string }
+
+// Operations lists the documented routes of a document, sorted.
+func Operations(doc obj) []Operation {
+	var ops []Operation
+	for path, item := range doc["paths"].(obj) {
+		for method := range item.(obj) {
+			if method == "parameters" {
+				continue
+			}
+			ops = append(ops, Operation{strings.ToUpper(method), "/v1" + path})
+		}
+	}
+	sort.Slice(ops, func(i, j int) bool {
+		if ops[i].Path != ops[j].Path {
+			return ops[i].Path < ops[j].Path
+		}
+		return ops[i].Method < ops[j].Method
+	})
+	return ops
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

@@ -1,0 +1,179 @@
+package openapi
+
+import "encoding/json"
+
+type builder struct {
+	in    Inputs
+	paths obj
+}
+
+func pref(name string) obj { return obj{"$ref": "#/components/parameters/" + name} }
+func rref(name string) obj { return obj{"$ref": "#/components/responses/" + name} }
+func href(name string) obj { return obj{"$ref": "#/components/headers/" + name} }
+
+// envelope is a success body: data, meta, and links on lists.
+func envelope(data obj, list bool) obj {
+	props := obj{"data": data, "meta": ref("Meta")}
+	req := []string{"data", "meta"}
+	if list {
+		props["links"] = ref("Links")
+		req = append(req, "links")
+	}
+	return obj{"type": "object", "properties": props, "required": req, "additionalProperties": false}
+}
+
+func (b *builder) example(name string) any {
+	if raw, ok := b.in.Examples[name]; ok {
+		var v any
+		if json.Unmarshal(raw, &v) == nil {
+			return v
+		}
+	}
+	return nil
+}
+
+// ok is a 200 (or other success) response of a keyed catalogue route.
+func (b *builder) ok(desc string, schema obj, ex string, cached bool) obj {
+	content := obj{"schema": schema}
+	if v := b.example(ex); v != nil {
+		content["example"] = v
+	}
+	h := obj{"RateLimit": href("RateLimit"), "RateLimit-Policy": href("RateLimit-Policy")}
+	if cached {
+		h["ETag"] = href("ETag")
+		h["Cache-Control"] = href("Cache-Control")
+		h["Vary"] = href("Vary")
+		h["Content-Language"] = href("Content-Language")
+	}
+	return obj{"description": desc, "headers": h, "content": obj{"application/json": content}}
+}
+
+var notModified = obj{"description": "Not modified: the If-None-Match validator matches the current representation.", "headers": obj{"ETag": href("ETag"), "Cache-Control": href("Cache-Control"), "Vary": href("Vary")}}
+
+// keyed merges the responses every key-requiring route can give.
+func keyed(rs obj) obj {
+	common := obj{"304": notModified, "401": rref("Unauthorized"), "403": rref("Forbidden"), "429": rref("TooManyRequests"), "503": rref("Unavailable")}
+	for k, v := range common {
+		if _, ok := rs[k]; !ok {
+			rs[k] = v
+		}
+	}
+	return rs
+}
+
+func (b *builder) get(path, id, tag, summary, desc string, params []obj, responses obj) {
+	op := obj{"operationId": id, "tags": []string{tag}, "summary": summary, "description": desc, "responses": responses}
+	if len(params) > 0 {
+		op["parameters"] = params
+	}
+	item, _ := b.paths[path].(obj)
+	if item == nil {
+		item = obj{}
+		b.paths[path] = item
+	}
+	item["get"] = op
+	// HEAD answers like GET without a body.
+	head := obj{"operationId": id + "Head", "tags": []string{tag}, "summary": summary + " (headers only)", "description": "HEAD answers exactly like GET, without the body.", "responses": responses}
+	if len(params) > 0 {
+		head["parameters"] = params
+	}
+	item["head"] = head
+}
+
+func (b *builder) operations() {
+	list := []obj{pref("locale"), pref("limit"), pref("cursor")}
+	b.get("/health", "getHealth", "Service", "Health", "No key. 200 means a catalogue is loaded and served. `Cache-Control: no-store`.", nil,
+		obj{"200": obj{"description": "The catalogue is served.", "content": obj{"application/json": obj{"schema": envelope(ref("Health"), false), "example": b.example(ExHealth)}}}})
+	b.paths["/health"].(obj)["get"].(obj)["security"] = []obj{}
+	b.paths["/health"].(obj)["head"].(obj)["security"] = []obj{}
+
+	b.get("/brands", "listBrands", "Catalogue", "List brands", "Brands by popularity rank, then name (bytewise), then id. A demo key lists the 5 demo brands.", list,
+		keyed(obj{"200": b.ok("A page of brands.", envelope(obj{"type": "array", "items": ref("Brand")}, true), ExBrands, true), "400": rref("BadRequest")}))
+	b.get("/brands/{slug}", "getBrand", "Catalogue", "Get a brand", "", []obj{pref("slug"), pref("locale")},
+		keyed(obj{"200": b.ok("The brand.", envelope(ref("Brand"), false), ExBrand, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
+	b.get("/brands/{slug}/models", "listModels", "Catalogue", "List a brand's models", "By name (bytewise), then id.", append([]obj{pref("slug")}, list...),
+		keyed(obj{"200": b.ok("A page of models.", envelope(obj{"type": "array", "items": ref("Model")}, true), ExModels, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
+	b.get("/models/{id}/generations", "listGenerations", "Catalogue", "List a model's generations", "By first production year, then id. `id` is a model token (`m_`), or a raw integer id for the apify plan.",
+		append([]obj{pref("modelId")}, list...),
+		keyed(obj{"200": b.ok("A page of generations.", envelope(obj{"type": "array", "items": ref("Generation")}, true), ExGenerations, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
+	b.get("/generations/{id}/variants", "listGenerationVariants", "Catalogue", "List a generation's variants", "By stable id (the catalogue numbers a generation's variants by fuel, then power, then name).",
+		append([]obj{pref("generationId")}, list...),
+		keyed(obj{"200": b.ok("A page of variants.", envelope(obj{"type": "array", "items": ref("Variant")}, true), ExVariants, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
+
+	filters := []obj{pref("locale"), pref("limit"), pref("cursor"),
+		{"name": "fuel", "in": "query", "description": "Fuel slug, any case. An unknown value matches nothing. An empty value counts as absent.", "schema": obj{"type": "string", "examples": b.in.Fuels}},
+		{"name": "body", "in": "query", "description": "English body-type label or its slug, any case. Unknown values match nothing.", "schema": obj{"type": "string", "examples": b.in.Bodies}},
+		{"name": "drive", "in": "query", "description": "Drivetrain slug, any case. Unknown values match nothing.", "schema": obj{"type": "string", "examples": b.in.Drives}},
+		{"name": "power_min", "in": "query", "description": "Minimum power, hp. Not an integer: 400.", "schema": obj{"type": "integer"}},
+		{"name": "power_max", "in": "query", "description": "Maximum power, hp. Not an integer: 400.", "schema": obj{"type": "integer"}},
+		{"name": "price_max", "in": "query", "description": "Maximum Dutch list price, EUR. Variants with an unknown price never match. Not an integer: 400.", "schema": obj{"type": "integer"}},
+		{"name": "year", "in": "query", "description": "A production year the generation covers; an ongoing generation covers the years up to the catalogue's sync. Not an integer: 400.", "schema": obj{"type": "integer"}},
+		{"name": "ev", "in": "query", "description": "`true` keeps battery-electric variants only; any other value is ignored.", "schema": obj{"type": "string", "examples": []string{"true"}}},
+	}
+	b.get("/variants", "filterVariants", "Variants", "Filter variants", "Variants meeting every filter given, in stable-id order. Not part of the demo tier (403).", filters,
+		keyed(obj{"200": b.ok("A page of variants.", envelope(obj{"type": "array", "items": ref("Variant")}, true), ExVariants, true), "400": rref("BadRequest")}))
+	b.get("/variants/{id}", "getVariant", "Variants", "Get a variant", "VariantDetail: the summary fields, `spec_count` and the language-neutral spec document. A demo key gets the summary fields only.",
+		[]obj{pref("variantId"), pref("locale")},
+		keyed(obj{"200": b.ok("The variant.", envelope(obj{"oneOf": []obj{ref("VariantDetail"), ref("Variant")}}, false), ExVariantDetail, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
+	b.get("/variants/{id}/specs", "getVariantSpecs", "Variants", "Get a variant's specs", "Values, labels and enumerated values in the requested language; units converted with `units=imperial`.",
+		[]obj{pref("variantId"), pref("locale"), pref("units")},
+		keyed(obj{"200": b.ok("The variant's specs.", envelope(ref("VariantSpecs"), false), ExVariantSpecs, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
+	b.get("/variants/{id}/images", "getVariantImages", "Variants", "Get a variant's images", "CDN URLs of `card` and `hero` images.", []obj{pref("variantId"), pref("locale")},
+		keyed(obj{"200": b.ok("The images.", envelope(obj{"type": "array", "items": ref("ImageRef")}, false), ExImages, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
+	b.get("/variants/{id}/prices", "getVariantPrices", "Variants", "Get a variant's list price", "The single Dutch new-car list-price snapshot. 404 when none is recorded. Not part of the demo tier.",
+		[]obj{pref("variantId"), pref("locale")},
+		keyed(obj{"200": b.ok("The price snapshot.", envelope(ref("PriceSnapshot"), false), ExPrices, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
+	b.get("/specs/catalog", "listSpecDefinitions", "Utilities", "List the spec dictionary", "The spec types in dictionary order. Not part of the demo tier.", list,
+		keyed(obj{"200": b.ok("A page of spec definitions.", envelope(obj{"type": "array", "items": ref("SpecDefinition")}, true), ExSpecCatalog, true), "400": rref("BadRequest")}))
+	b.get("/search", "search", "Utilities", "Typeahead search",
+		"Trigram search over brand, model and display name, scored as PostgreSQL pg_trgm's `word_similarity(q, text)` on texts folded to lower case without diacritics; a row matches when its score is at least "+
+			trimFloat(b.in.SearchThreshold)+". Ordered by score, then folded text (bytewise), then stable id. A query without letters or digits returns an empty list. In the locales that write brand names in another script (ar, bg, el, sr) a query word that starts such a name stands for the brand. For a demo key: a substring match over the 40 cars, `score` null.",
+		[]obj{{"name": "q", "in": "query", "required": true, "description": "The text to search for: 1 to 200 characters. Missing or blank: 400.", "schema": obj{"type": "string", "minLength": 1, "maxLength": 200}}, pref("locale"), pref("limit"), pref("cursor")},
+		keyed(obj{"200": b.ok("A page of results, best first.", envelope(obj{"type": "array", "items": ref("SearchResult")}, true), ExSearch, true), "400": rref("BadRequest")}))
+	b.get("/compare", "compare", "Utilities", "Compare 2 to 4 variants",
+		"VariantSpecs of each car, in the order asked. One id that does not decode fails the whole call with 400 naming it; a well-formed id of no variant is a 404. `meta.last_synced_at` is the latest of the compared variants'. For a demo key, a car outside the set is a 403.",
+		[]obj{{"name": "ids", "in": "query", "required": true, "description": "2 to 4 variant ids separated by commas (spaces after commas allowed; repeating an id is allowed).", "schema": obj{"type": "string"}}, pref("locale"), pref("units")},
+		keyed(obj{"200": b.ok("The cars side by side.", envelope(obj{"type": "array", "items": ref("VariantSpecs"), "minItems": 2, "maxItems": 4}, false), ExCompare, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
+	b.get("/usage", "getUsage", "Utilities", "Get the calling key's usage", "The plan, its monthly quota and the calls counted this month (2xx and 304 only; this call included). Not part of the demo tier. `Cache-Control: no-store`.",
+		[]obj{pref("locale")}, keyed(obj{"200": b.ok("The usage.", envelope(ref("Usage"), false), ExUsage, false), "400": rref("BadRequest")}))
+	b.get("/export", "getExport", "Utilities", "Bulk export (never)", "Bulk data is never served by the API: always 403, with the licensing offer ("+b.in.LicensingURL+") in the detail.",
+		[]obj{pref("locale")}, keyed(obj{"400": rref("BadRequest")}))
+	b.get("/demo", "getDemoSet", "Demo", "List the demo set", "Demo keys only: the 40 cars in one call. Another key gets 404. 503 with `Retry-After: 300` while the set is rebuilt.",
+		[]obj{pref("locale")}, keyed(obj{"200": b.ok("The demo set.", envelope(ref("DemoSet"), false), ExDemoSet, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
+
+	keyReq := obj{"description": "The request for a demo key; every field required.", "required": true,
+		"content": obj{"application/json": obj{"schema": ref("DemoKeyRequest"), "example": b.example(ExDemoKeyRequest)}}}
+	for _, p := range []struct{ path, id, summary string }{{"/keys/demo", "requestDemoKey", "Request a demo key"}, {"/keys", "requestDemoKeyAlias", "Request a demo key (alias of /keys/demo)"}} {
+		b.paths[p.path] = obj{"post": obj{"operationId": p.id, "tags": []string{"Demo"}, "summary": p.summary, "security": []obj{},
+			"description": "No key. Validates the request, checks that the email domain can receive mail, records the request and mails a single-use activation link (3 days). No key exists until the link is opened.",
+			"requestBody": keyReq,
+			"responses": obj{
+				"202": obj{"description": "Recorded; the activation link was mailed.", "content": obj{"application/json": obj{"schema": envelope(ref("VerificationSent"), false), "example": b.example(ExVerification)}}},
+				"400": rref("BadRequest"), "409": rref("Conflict"), "422": rref("Unprocessable"), "429": rref("TooManyRequests"), "503": rref("Unavailable"),
+			}}}
+	}
+	b.get("/keys/demo/verify", "verifyDemoKey", "Demo", "Open an activation link",
+		"No key. Burns the token and mints the demo key in one transaction; the key is shown once (and mailed). `Cache-Control: no-store`.",
+		[]obj{{"name": "t", "in": "query", "required": true, "description": "The activation token: 48 lowercase hexadecimal characters.", "schema": obj{"type": "string", "pattern": "^[0-9a-f]{48}$"}}},
+		obj{"200": obj{"description": "The key, shown once.", "content": obj{"application/json": obj{"schema": envelope(ref("IssuedKey"), false), "example": b.example(ExIssuedKey)}}},
+			"400": rref("BadRequest"), "409": rref("Conflict"), "503": rref("Unavailable")})
+	b.paths["/keys/demo/verify"].(obj)["get"].(obj)["security"] = []obj{}
+	b.paths["/keys/demo/verify"].(obj)["head"].(obj)["security"] = []obj{}
+
+	for _, p := range []string{"/openapi.json", "/docs"} {
+		ct, desc := "application/json", "This OpenAPI 3.1 document. `Access-Control-Allow-Origin: *`."
+		schema := obj{"type": "object"}
+		if p == "/docs" {
+			ct, desc, schema = "text/html", "A self-contained HTML page rendering this document.", obj{"type": "string"}
+		}
+		b.get(p, map[string]string{"/openapi.json": "getOpenAPI", "/docs": "getDocs"}[p], "Service", desc, "No key. `Cache-Control: public, max-age=3600` and a strong ETag.", nil,
+			obj{"200": obj{"description": desc, "headers": obj{"ETag": href("ETag"), "Cache-Control": href("Cache-Control")}, "content": obj{ct: obj{"schema": schema}}}, "304": notModified})
+		b.paths[p].(obj)["get"].(obj)["security"] = []obj{}
+		b.paths[p].(obj)["head"].(obj)["security"] = []obj{}
+	}
+}
+
+func trimFloat(f float32) string {
+	b, _ := json.Marshal(f)
+	return string(b)
+}
