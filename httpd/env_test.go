@@ -137,6 +137,7 @@ func (e *env) do(method, path, key string, headers ...string) resp {
 	if err := fasthttp.DoTimeout(req, res, 10*time.Second); err != nil {
 		e.t.Fatalf("%s %s: %v", method, path, err)
 	}
+	e.validate(e.t, req, res)
 	r := resp{status: res.StatusCode(), header: map[string]string{}, body: append([]byte(nil), res.Body()...)}
 	for k, v := range res.Header.All() {
 		r.header[string(k)] = string(v)
