@@ -68,8 +68,14 @@ func Apply(oldDir string, changes io.Reader, newDir string, wo WriteOptions) (*M
 		byTable[h.Tables[i].Name] = &[]pendingChange{}
 	}
 	schemas := map[string]*Schema{}
+	colIndex := map[string]map[string]int{}
 	for i := range h.Tables {
-		schemas[h.Tables[i].Name] = &h.Tables[i]
+		s := &h.Tables[i]
+		schemas[s.Name] = s
+		colIndex[s.Name] = make(map[string]int, len(s.Cols))
+		for ci, c := range s.Cols {
+			colIndex[s.Name][c.Name] = ci
+		}
 	}
 	dec := json.NewDecoder(br)
 	for n := 2; ; n++ {
@@ -83,7 +89,7 @@ func Apply(oldDir string, changes io.Reader, newDir string, wo WriteOptions) (*M
 		if s == nil {
 			return nil, fmt.Errorf("change file line %d: unknown table %q", n, ch.Table)
 		}
-		pc, err := newPendingChange(s, &ch)
+		pc, err := newPendingChange(s, colIndex[s.Name], &ch)
 		if err != nil {
 			return nil, fmt.Errorf("change file line %d: %w", n, err)
 		}
@@ -97,10 +103,17 @@ func Apply(oldDir string, changes io.Reader, newDir string, wo WriteOptions) (*M
 	for i := range h.Tables {
 		s := &h.Tables[i]
 		pcs := *byTable[s.Name]
-		sort.SliceStable(pcs, func(a, b int) bool { return compareKeys(s, &pcs[a].key, &pcs[b].key) < 0 })
-		for j := 1; j < len(pcs); j++ {
-			if compareKeys(s, &pcs[j-1].key, &pcs[j].key) == 0 {
-				return nil, fmt.Errorf("table %s: two records for one key", s.Name)
+		// Diff writes the records in key order; sort only what is not.
+		sorted := true
+		for j := 1; j < len(pcs) && sorted; j++ {
+			sorted = compareKeys(s, &pcs[j-1].key, &pcs[j].key) < 0
+		}
+		if !sorted {
+			sort.SliceStable(pcs, func(a, b int) bool { return compareKeys(s, &pcs[a].key, &pcs[b].key) < 0 })
+			for j := 1; j < len(pcs); j++ {
+				if compareKeys(s, &pcs[j-1].key, &pcs[j].key) == 0 {
+					return nil, fmt.Errorf("table %s: two records for one key", s.Name)
+				}
 			}
 		}
 		path := filepath.Join(oldDir, "csv", s.Name+".csv")
@@ -123,7 +136,7 @@ type pendingChange struct {
 	fields map[int][]byte // column -> cell ("" is null)
 }
 
-func newPendingChange(s *Schema, ch *Change) (pendingChange, error) {
+func newPendingChange(s *Schema, cols map[string]int, ch *Change) (pendingChange, error) {
 	pc := pendingChange{op: ch.Op}
 	switch ch.Op {
 	case OpAdded, OpChanged, OpRemoved:
@@ -143,8 +156,8 @@ func newPendingChange(s *Schema, ch *Change) (pendingChange, error) {
 	}
 	pc.fields = make(map[int][]byte, len(ch.Fields))
 	for name, raw := range ch.Fields {
-		ci := slices.IndexFunc(s.Cols, func(c Column) bool { return c.Name == name })
-		if ci < s.Keys {
+		ci, ok := cols[name]
+		if !ok || ci < s.Keys {
 			return pc, fmt.Errorf("unknown or key field %q", name)
 		}
 		cell, err := rawCell(raw)

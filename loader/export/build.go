@@ -11,8 +11,8 @@ import (
 	"github.com/vspec/catalogue/engine/jsonenc"
 )
 
-// Options says what a customer bought. Normalize puts it in its canonical
-// form, which is what manifests and change files record.
+// Options says what a customer bought. NewPlan puts it in its canonical
+// form (Plan.Options), which is what manifests and change files record.
 type Options struct {
 	Modules   []string `json:"modules"`   // catalogue first, then the contract's order; may include images
 	Languages []string `json:"languages"` // en first, then the published order
@@ -602,27 +602,29 @@ type confIter struct {
 	rank     []int
 	vi       int
 	pending  []uint32 // value indexes of the current variant, in field order
+	pos      int      // next of pending
 }
 
 func (it *confIter) next(r *Row) (bool, error) {
 	c := it.p.c
-	for len(it.pending) == 0 {
+	for it.pos == len(it.pending) {
 		if it.vi >= len(it.p.variants) {
 			return false, nil
 		}
 		a, b := c.VariantSpecs(it.p.variants[it.vi])
 		it.vi++
+		it.pending, it.pos = it.pending[:0], 0
 		for j := a; j < b; j++ {
 			if c.SpecConf[j] != 0 && it.exported[c.SpecKey[j]] {
 				it.pending = append(it.pending, j)
 			}
 		}
-		sort.Slice(it.pending, func(x, y int) bool {
-			return it.rank[c.SpecKey[it.pending[x]]] < it.rank[c.SpecKey[it.pending[y]]]
+		slices.SortFunc(it.pending, func(x, y uint32) int {
+			return it.rank[c.SpecKey[x]] - it.rank[c.SpecKey[y]]
 		})
 	}
-	j := it.pending[0]
-	it.pending = it.pending[1:]
+	j := it.pending[it.pos]
+	it.pos++
 	r.reset()
 	r.uint(c.VarID[it.p.variants[it.vi-1]])
 	r.str(c.Specs[c.SpecKey[j]].Key)

@@ -175,6 +175,7 @@ func nextQuarter(s *dataset.Set) mutationStats {
 		genRow[g.ID] = uint32(i)
 	}
 
+	prevGenID := gens[genRow[newGen.ID]-1].ID
 	power := specIdx("power_kw")
 	navigation := specIdx("navigation")
 	length := specIdx("length_mm")
@@ -241,7 +242,7 @@ func nextQuarter(s *dataset.Set) mutationStats {
 		}
 		// The new generation's variant follows the variants of the
 		// generation before it.
-		if lastOfGen && insertAt > 0 && genRow[gid] == uint32(insertAt-adjust(dropGen, insertAt)-1) {
+		if lastOfGen && gid == prevGenID {
 			nr := r
 			nr.v.ID = dataset.VariantID(newGen.ID, 1)
 			nr.v.Generation = genRow[newGen.ID]
@@ -269,15 +270,6 @@ func nextQuarter(s *dataset.Set) mutationStats {
 	}
 	s.Vocab = &nv
 	return st
-}
-
-// adjust is 1 when the dropped generation comes before the inserted one
-// (rows after it shift down by one).
-func adjust(dropGen, insertAt int) int {
-	if dropGen < insertAt {
-		return 1
-	}
-	return 0
 }
 
 // readDir returns every file of an export directory by relative path.

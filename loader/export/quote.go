@@ -14,14 +14,14 @@ import (
 
 // Prices and terms of the contract that are not module prices.
 const (
-	LanguagePrice        = 190    // each extra language
-	AllLanguagesPrice    = 990    // all 19 extra languages
-	SubsetMinimumPPM     = 300000 // a subset costs at least 30 % of the price
-	DisplayMultiplier    = 2      // public display costs twice the export price
-	SubscriptionPercent  = 4      // update subscription per month, % of the export price
-	SubscriptionMinimum  = 49     // EUR per month
-	AnnualBilledMonths   = 10     // billed annually in advance: 10 months' price for 12
-	QuarterlyBilledMonth = 3      // billed quarterly: 3 months' price per quarter
+	LanguagePrice         = 190    // each extra language
+	AllLanguagesPrice     = 990    // all 19 extra languages
+	SubsetMinimumPPM      = 300000 // a subset costs at least 30 % of the price
+	DisplayMultiplier     = 2      // public display costs twice the export price
+	SubscriptionPercent   = 4      // update subscription per month, % of the export price
+	SubscriptionMinimum   = 49     // EUR per month
+	AnnualBilledMonths    = 10     // billed annually in advance: 10 months' price for 12
+	QuarterlyBilledMonths = 3      // billed quarterly: 3 months' price per quarter
 )
 
 // Billing periods of the update subscription.
@@ -186,7 +186,7 @@ func PriceQuote(req QuoteRequest) (*Quote, error) {
 		if req.Billing == BillingAnnual {
 			s.BilledMonths, s.InvoicesAYear = AnnualBilledMonths, 1
 		} else {
-			s.BilledMonths, s.InvoicesAYear = QuarterlyBilledMonth, 4
+			s.BilledMonths, s.InvoicesAYear = QuarterlyBilledMonths, 4
 		}
 		s.Invoice = s.Monthly * s.BilledMonths
 		s.PerYear = s.Invoice * s.InvoicesAYear
@@ -257,7 +257,11 @@ func (q *Quote) WriteTable(w io.Writer) error {
 			line("  billed quarterly: 3 months' price a quarter", Euros(s.Invoice)+"/quarter")
 		}
 	}
-	line("Licence (one-time)", Euros(q.LicencePrice))
+	use := "internal use"
+	if q.Display {
+		use = "public display"
+	}
+	line("Licence price (one-time, "+use+")", Euros(q.LicencePrice))
 	if q.Subscription != nil {
 		line("First year total (licence + 12 months of updates)", Euros(q.FirstYearTotal))
 	}

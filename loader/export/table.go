@@ -151,8 +151,7 @@ func compareKeys(s *Schema, a, b *Row) int {
 	for i := 0; i < s.Keys; i++ {
 		x, y := a.Cell(i), b.Cell(i)
 		if s.Cols[i].Type == TypeInt {
-			xv, _ := strconv.ParseInt(string(x), 10, 64)
-			yv, _ := strconv.ParseInt(string(y), 10, 64)
+			xv, yv := atoi(x), atoi(y)
 			switch {
 			case xv < yv:
 				return -1
@@ -166,6 +165,26 @@ func compareKeys(s *Schema, a, b *Row) int {
 		}
 	}
 	return 0
+}
+
+// atoi parses a decimal integer without allocating; anything else is 0,
+// and the writer's order check then reports the table.
+func atoi(b []byte) int64 {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		return -v
+	}
+	return v
 }
 
 // sliceIter iterates rows held in memory.

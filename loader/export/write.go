@@ -82,8 +82,8 @@ func (p *Plan) Write(dir string, wo WriteOptions) (*Manifest, error) {
 // tableStats is what writing one table learnt.
 type tableStats struct {
 	rows     int
-	nonEmpty []int          // per column
-	perField map[string]int // confidence table: rows per field
+	nonEmpty []int           // per column
+	perField map[string]*int // confidence table: rows per field
 	files    [2]FileInfo
 }
 
@@ -267,7 +267,7 @@ func writeFile(path string, b []byte) (FileInfo, error) {
 func writeTable(root string, t *Table, prog *progress) (st *tableStats, err error) {
 	st = &tableStats{nonEmpty: make([]int, len(t.Cols))}
 	if t.Role == RoleConfidence {
-		st.perField = map[string]int{}
+		st.perField = map[string]*int{}
 	}
 	co, err := create(root, "csv/"+t.Name+".csv")
 	if err != nil {
@@ -349,7 +349,13 @@ func writeTable(root string, t *Table, prog *progress) (st *tableStats, err erro
 			return st, err
 		}
 		if st.perField != nil {
-			st.perField[string(row.Cell(1))]++
+			// Look up without converting to a new string each row.
+			if n, ok := st.perField[string(row.Cell(1))]; ok {
+				*n++
+			} else {
+				one := 1
+				st.perField[string(row.Cell(1))] = &one
+			}
 		}
 		st.rows++
 		if t.Keys > 0 {
@@ -413,7 +419,7 @@ func coverageTable(opts Options, tables []*Table, stats []*tableStats) *Table {
 	for i, t := range tables {
 		if t.Role == RoleConfidence {
 			for f, n := range stats[i].perField {
-				uncertain[f] += n
+				uncertain[f] += *n
 			}
 		}
 	}
