@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
@@ -66,6 +67,7 @@ var (
 	mailStartTLS    = flag.String("mail.starttls", "opportunistic", "STARTTLS with the relay: required, opportunistic or off")
 	mailOutbox      = flag.String("mail.outbox", "", "directory where messages are written as .eml files when -mail.smtp is empty; default <state>/outbox")
 	dnsServer       = flag.String("dns.server", "", "host:port of the DNS server for the mail-exchanger check of key requests; empty uses the system resolver")
+	printOpenAPI    = flag.Bool("openapi.print", false, "write the OpenAPI document of the loaded snapshot to standard output and exit (for linters and client generators)")
 	adminListen     = flag.String("admin.listen", "127.0.0.1:8081", "loopback address of the admin API (keys, reload); empty disables it. See also -admin.token")
 	adminTokenFlag  = flag.String("admin.token", "", "bearer token of the admin API, at least 16 characters, literal or file://PATH; empty uses <state>/admin.token, created once")
 )
@@ -148,6 +150,9 @@ func run() error {
 	})
 	if err != nil {
 		return err
+	}
+	if *printOpenAPI {
+		return json.NewEncoder(os.Stdout).Encode(svc.Description())
 	}
 	reloader := &loader.Reloader{Path: *snapshotPath, Install: svc.Install}
 	reload := func() {
