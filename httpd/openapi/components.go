@@ -32,7 +32,8 @@ func (b *builder) schemas() obj {
 		"locale": obj{"type": "string", "enum": in.Locales}, "year_from": intN, "year_to": nullable("integer", obj{"description": "null while the generation is in production"}),
 		"power_hp": intN, "torque_nm": intN, "top_speed_kmh": intN, "accel_0_100_s": numN, "battery_kwh": numN, "price_new_eur": summary["price_new_eur"],
 		"specs": obj{"type": "object", "description": "spec key -> SpecValue, in the requested locale and units.", "additionalProperties": ref("SpecValue")}}
-	value := obj{"description": "A number, a boolean, a label (localized enumerated value) or a text.", "type": []string{"number", "boolean", "string", "null"}}
+	value := obj{"description": "A number, a boolean, a label (localized enumerated value) or a text.",
+		"anyOf": []obj{{"type": "number"}, {"type": "boolean"}, {"type": "string"}, {"type": "null"}}}
 	return obj{
 		"Meta": props([]string{"last_synced_at", "locale", "units"}, obj{
 			"last_synced_at": obj{"type": "string", "format": "date-time"},
