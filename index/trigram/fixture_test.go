@@ -29,7 +29,7 @@ type catalogue struct {
 	texts      []string
 	brands     []string // folded brand names
 	brandNames [][]string
-	brandOf    []int    // brand row of each variant
+	brandOf    []int // brand row of each variant
 }
 
 var (

@@ -3,6 +3,7 @@ package trigram
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -24,21 +25,35 @@ type Index struct {
 	// firstOcc has bit i set when seq[i] is the first occurrence of its
 	// trigram in its text.
 	firstOcc []uint64
+	// Each text is also a sequence of words (slots); a word is identified
+	// by its trigram id sequence, stored once in wordSeq.
+	slotOff  []uint32 // by rank; len n+1
+	slotWord []uint32 // word id of each slot
+	// slotLCP is, by rank, how many first slots the text shares with the
+	// previous rank's (up to 255).
+	slotLCP []uint8
+	// slotNew counts the distinct trigrams of a slot that no earlier slot of
+	// the same text holds (up to 255).
+	slotNew []uint8
+	wordOff []uint32 // by word id; len words+1
+	wordSeq []uint32
 	keys    []Trigram
 	post    []roaring.Bitmap // by trigram id: the ranks of the texts that hold it
 	// By trigram id: the posting's cardinality and its first and last 64-rank
 	// words, which bound the words the bitmap writes in a dense copy.
 	postCard, postLo, postHi []uint32
+	// The postings denser than one rank per 64 have a dense copy, words
+	// postLo..postHi, at denseOff[id] in dense (noDense for the others).
+	denseOff []uint32
+	dense    []uint64
 }
 
-// maxRowTrigrams bounds the distinct trigrams of one text, so that the
-// per-row counters of a search fit in a uint16.
-const maxRowTrigrams = 1<<16 - 1
+const noDense = ^uint32(0)
 
 // Build indexes texts, which should already be folded (Fold). Row i is
 // texts[i]; rows keep the caller's numbering (stable-id order in the
-// catalogue). Texts must total less than 4 GiB and each must have fewer than
-// 65,535 distinct trigrams (roughly 64 KB of text); Build panics otherwise.
+// catalogue). Build panics when the texts total 4 GiB or more (offsets are
+// 32-bit).
 func Build(texts []string) *Index {
 	n := len(texts)
 	ix := &Index{
@@ -74,8 +89,11 @@ func Build(texts []string) *Index {
 	seq := make([]uint32, 0, total+2*n)
 	var tbuf []Trigram
 	var wbuf []byte
+	var lens []uint32
+	ix.slotOff = make([]uint32, n+1)
 	for rank, row := range ix.rowOf {
-		tbuf, wbuf = appendTrigrams(tbuf[:0], texts[row], wbuf)
+		tbuf, lens, wbuf = appendWordTrigrams(tbuf[:0], lens, true, texts[row], wbuf)
+		ix.slotOff[rank+1] = uint32(len(lens))
 		for _, t := range tbuf {
 			id, ok := ids[t]
 			if !ok {
@@ -84,6 +102,9 @@ func Build(texts []string) *Index {
 				keys = append(keys, t)
 			}
 			seq = append(seq, id)
+		}
+		if uint64(len(seq)) >= 1<<32 {
+			panic("BUG: trigram.Build: more than 4G trigrams")
 		}
 		ix.seqOff[rank+1] = uint32(len(seq))
 	}
@@ -105,6 +126,7 @@ func Build(texts []string) *Index {
 		seq[i] = final[id]
 	}
 	ix.seq = slices.Clip(seq)
+	ix.buildWords(lens, len(keys))
 
 	// Postings: count, then fill one flat array in rank order, then one
 	// bitmap per trigram.
@@ -113,17 +135,12 @@ func Build(texts []string) *Index {
 	count := make([]uint32, nk+1)
 	ix.firstOcc = make([]uint64, (len(ix.seq)+63)/64)
 	for rank := 0; rank < n; rank++ {
-		distinct := 0
 		for i := ix.seqOff[rank]; i < ix.seqOff[rank+1]; i++ {
 			if id := ix.seq[i]; seen[id] != uint32(rank+1) {
 				seen[id] = uint32(rank + 1)
 				count[id+1]++
-				distinct++
 				ix.firstOcc[i>>6] |= 1 << (i & 63)
 			}
-		}
-		if distinct > maxRowTrigrams {
-			panic("BUG: trigram.Build: a text has 65,535 distinct trigrams or more")
 		}
 	}
 	for id := 0; id < nk; id++ {
@@ -154,6 +171,28 @@ func Build(texts []string) *Index {
 		ix.postLo[id] = ranks[0] >> 6
 		ix.postHi[id] = ranks[len(ranks)-1] >> 6
 	}
+
+	ix.denseOff = make([]uint32, nk)
+	size := 0
+	for id := 0; id < nk; id++ {
+		ix.denseOff[id] = noDense
+		if span := int(ix.postHi[id]-ix.postLo[id]) + 1; int(ix.postCard[id]) >= span {
+			size += span
+		}
+	}
+	ix.dense = make([]uint64, 0, size)
+	for id := 0; id < nk; id++ {
+		lo, hi := int(ix.postLo[id]), int(ix.postHi[id])
+		if int(ix.postCard[id]) < hi-lo+1 {
+			continue
+		}
+		ix.denseOff[id] = uint32(len(ix.dense))
+		w := ix.dense[len(ix.dense) : len(ix.dense)+hi-lo+1]
+		for _, r := range flat[count[id]:count[id+1]] {
+			w[int(r>>6)-lo] |= 1 << (r & 63)
+		}
+		ix.dense = ix.dense[:len(ix.dense)+hi-lo+1]
+	}
 	return ix
 }
 
@@ -179,10 +218,58 @@ func (ix *Index) textAt(rank uint32) string {
 
 // SizeBytes estimates the memory the index holds, postings included.
 func (ix *Index) SizeBytes() int {
-	n := cap(ix.arena) + 8*cap(ix.firstOcc) + 4*(cap(ix.textOff)+cap(ix.rowOf)+cap(ix.rankOf)+cap(ix.seqOff)+cap(ix.seq)+cap(ix.keys)+
+	n := cap(ix.arena) + 8*cap(ix.firstOcc) + 8*cap(ix.dense) + 4*cap(ix.denseOff) + cap(ix.slotNew) + cap(ix.slotLCP) + 4*(cap(ix.slotOff)+cap(ix.slotWord)+cap(ix.wordOff)+cap(ix.wordSeq)) + 4*(cap(ix.textOff)+cap(ix.rowOf)+cap(ix.rankOf)+cap(ix.seqOff)+cap(ix.seq)+cap(ix.keys)+
 		cap(ix.postCard)+cap(ix.postLo)+cap(ix.postHi))
 	for i := range ix.post {
 		n += int(ix.post[i].GetSizeInBytes()) + 48
 	}
 	return n
+}
+
+// buildWords fills the word dictionary and the slots from the trigram
+// sequences and the number of trigrams of each word (lens, all texts in rank
+// order).
+func (ix *Index) buildWords(lens []uint32, nk int) {
+	n := ix.Len()
+	words := make(map[string]uint32, 1<<14)
+	ix.slotWord = make([]uint32, len(lens))
+	ix.slotNew = make([]uint8, len(lens))
+	ix.wordOff = []uint32{0}
+	seen := make([]uint32, nk) // rank+1 of the last text that holds the id so far
+	for rank := 0; rank < n; rank++ {
+		pos := ix.seqOff[rank]
+		for j := ix.slotOff[rank]; j < ix.slotOff[rank+1]; j++ {
+			w := ix.seq[pos : pos+lens[j]]
+			pos += lens[j]
+			key := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), 4*len(w))
+			id, ok := words[string(key)]
+			if !ok {
+				id = uint32(len(ix.wordOff) - 1)
+				words[string(key)] = id
+				ix.wordSeq = append(ix.wordSeq, w...)
+				ix.wordOff = append(ix.wordOff, uint32(len(ix.wordSeq)))
+			}
+			ix.slotWord[j] = id
+			fresh := 0
+			for _, t := range w {
+				if seen[t] != uint32(rank+1) {
+					seen[t] = uint32(rank + 1)
+					fresh++
+				}
+			}
+			ix.slotNew[j] = uint8(min(fresh, 255))
+		}
+	}
+	ix.slotLCP = make([]uint8, n)
+	for rank := 1; rank < n; rank++ {
+		a := ix.slotWord[ix.slotOff[rank-1]:ix.slotOff[rank]]
+		b := ix.slotWord[ix.slotOff[rank]:ix.slotOff[rank+1]]
+		l := 0
+		for l < len(a) && l < len(b) && l < 255 && a[l] == b[l] {
+			l++
+		}
+		ix.slotLCP[rank] = uint8(l)
+	}
+	ix.wordSeq = slices.Clip(ix.wordSeq)
+	ix.wordOff = slices.Clip(ix.wordOff)
 }

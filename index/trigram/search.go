@@ -51,25 +51,41 @@ type Match struct {
 	Score float32
 }
 
-// Scratch is the reusable state of one search: per-rank counters sized for
-// the largest index it served, the query's trigrams and the result heap. A Scratch serves one Search at a time: use one per goroutine,
-// or take one from AcquireScratch and give it back with ReleaseScratch when
-// the search has returned. The matches Search appends to dst do not refer to
-// the Scratch. Between searches every array is back in its resting state, so
-// a Scratch may move from one index to another.
+// Scratch is the reusable state of one search: bit-sliced counters over the
+// ranks, per-trigram and per-word marks sized for the largest index it
+// served, the query's trigrams, the candidates and the result heap (about
+// 0.2 MB for 100,000 texts). A Scratch serves one Search at a time: use one
+// per goroutine, or take one from AcquireScratch and give it back with
+// ReleaseScratch when the search has returned. The matches Search appends to
+// dst do not refer to the Scratch. Between searches every array is back in
+// its resting state, so a Scratch may move from one index to another. Its
+// zero value is ready to use.
 type Scratch struct {
-	planes  []uint64 // bit-sliced shared-trigram counts, k planes per 64-rank word; zero at rest
-	dense   []uint64 // one posting as a dense bitmap; zero at rest
-	qmark   []bool   // by trigram id: in the query; false at rest
-	qbit    []uint8  // qmark as 0/1, for branch-free loops
-	lastpos []int32  // by trigram id, for iterateWordSimilarity; -1 at rest
-	qkeys   []Trigram
-	qids    []uint32
-	wbuf    []byte
-	levels  [][]uint32 // candidates by shared count, ascending rank
-	heap    []hit
-	it      roaring.ManyIntIterator
-	buf     [256]uint32
+	planes    []uint64 // bit-sliced shared-trigram counts, k planes per 64-rank word; zero at rest
+	qmark     []bool   // by trigram id: in the query; false at rest
+	qidx      []uint8  // by trigram id: 1 + its index in qids when that is < 64, else 0; 0 at rest
+	fpos      []int32  // pairBound's query trigram positions,
+	fbit      []uint64 // their bits,
+	fu        []int32  // and the U before each
+	lastpos   []int32  // by trigram id, for iterateWordSimilarity; -1 at rest
+	qkeys     []Trigram
+	qids      []uint32
+	wbuf      []byte
+	wlo, whi  int      // the 64-rank words of planes in use
+	cw        []uint32 // the words holding candidates
+	cm        []uint64 // their candidates
+	lv        []uint32 // the candidates of one count, ascending rank
+	heap      []hit
+	words     []wordFacts // by word id, valid when stamped with gen
+	pu        []int32     // wordBound's prefix sums of U over the text's words
+	fw        []foundWord // wordBound's words holding query trigrams
+	opts      []wordOpt   // extents of the words met in this search
+	prevBound prevBound
+	mark      []uint32 // by trigram id: stamps of wordInfo
+	tick      uint32   // last stamp used in mark
+	gen       uint32   // the current search, for words
+	it        roaring.ManyIntIterator
+	buf       [256]uint32 // ranks from it
 }
 
 // hit is a scored text. When the score came from the exact integer loop,
@@ -100,15 +116,25 @@ func ReleaseScratch(s *Scratch) {
 // fit sizes the arrays of s for ix and k counter planes.
 func (s *Scratch) fit(ix *Index, k int) {
 	words := (ix.Len() + 63) / 64
-	if len(s.dense) < words {
-		s.dense = make([]uint64, words)
-	}
 	if len(s.planes) < words*k {
 		s.planes = make([]uint64, words*k)
 	}
+	if nw := len(ix.wordOff) - 1; len(s.words) < nw {
+		s.words = make([]wordFacts, nw)
+	}
+	s.prevBound.ok = false
+	s.opts = s.opts[:0]
+	s.gen++
+	if s.gen == 0 || s.tick > math.MaxUint32/2 {
+		// A stamp wrapped: forget them all.
+		clear(s.words)
+		clear(s.mark)
+		s.gen, s.tick = 1, 0
+	}
 	if nk := len(ix.keys); len(s.qmark) < nk {
+		s.mark = make([]uint32, nk)
 		s.qmark = make([]bool, nk)
-		s.qbit = make([]uint8, nk)
+		s.qidx = make([]uint8, nk)
 		s.lastpos = make([]int32, nk)
 		for i := range s.lastpos {
 			s.lastpos[i] = -1
@@ -158,7 +184,7 @@ func (ix *Index) Search(dst []Match, q Query, s *Scratch) []Match {
 	k := bits.Len(uint(maxc))
 	s.fit(ix, k)
 	ix.count(s, k)
-	lo, hi := ix.bucket(s, k, m)
+	hi := ix.candidates(s, k, m)
 
 	// The keyset position, as a score and the first rank after it among the
 	// texts of that score.
@@ -168,15 +194,17 @@ func (ix *Index) Search(dst []Match, q Query, s *Scratch) []Match {
 		afterScore = q.After.Score
 		afterRank = ix.firstRankAfter(q.After.Text, q.After.Row)
 	}
-	for _, id := range s.qids {
+	for i, id := range s.qids {
 		s.qmark[id] = true
-		s.qbit[id] = 1
+		if i < 64 {
+			s.qidx[id] = uint8(i + 1)
+		}
 	}
 	h := s.heap[:0]
 levels:
-	for c := hi; c >= lo; c-- {
+	for c := hi; c >= m; c-- {
 		ub := float32(c) / float32(nq)
-		for _, r := range s.levels[c] {
+		for _, r := range ix.level(s, k, c) {
 			var w hit
 			full := len(h) == kept
 			if full {
@@ -187,7 +215,7 @@ levels:
 					break levels
 				}
 			}
-			x, ok := ix.score(r, s, nq, full, w)
+			x, ok := ix.score(r, c, s, nq, full, w)
 			if !ok || !(float64(x.score) >= thr) {
 				continue
 			}
@@ -203,9 +231,10 @@ levels:
 			}
 		}
 	}
+	clear(s.planes[s.wlo*k : (s.whi+1)*k])
 	for _, id := range s.qids {
 		s.qmark[id] = false
-		s.qbit[id] = 0
+		s.qidx[id] = 0
 	}
 
 	slices.SortFunc(h, func(a, b hit) int {
@@ -227,14 +256,14 @@ levels:
 // count adds the posting of every query trigram into s.planes: k bit planes
 // per 64-rank word, so that bit b of plane j of word w is bit j of the number
 // of query trigrams that rank 64w+b holds. Because both sides are sets, that
-// number is the exact shared count c. A sparse posting is added one rank at
-// a time; a dense one is written out as a bitmap and added 64 ranks at a
-// time (ripple-carry across the planes).
+// number is the exact shared count c. A sparse posting is iterated from its
+// roaring bitmap and added one rank at a time; a dense one is added from the
+// index's dense copy, 64 ranks at a time (ripple-carry across the planes).
 func (ix *Index) count(s *Scratch, k int) {
-	planes, dense := s.planes, s.dense
+	planes := s.planes
 	for _, id := range s.qids {
 		lo, hi := int(ix.postLo[id]), int(ix.postHi[id])
-		if int(ix.postCard[id]) < hi-lo+1 {
+		if ix.denseOff[id] == noDense {
 			s.it.Initialize(&ix.post[id])
 			for {
 				got := s.it.NextMany(s.buf[:])
@@ -256,14 +285,12 @@ func (ix *Index) count(s *Scratch, k int) {
 			}
 			continue
 		}
-		ix.post[id].WriteDenseTo(dense)
-		for w := lo; w <= hi; w++ {
-			carry := dense[w]
+		d := ix.dense[ix.denseOff[id]:][:hi-lo+1]
+		for i, carry := range d {
 			if carry == 0 {
 				continue
 			}
-			dense[w] = 0
-			p := planes[w*k:][:k]
+			p := planes[(lo+i)*k:][:k]
 			for j := range p {
 				t := p[j] & carry
 				p[j] ^= carry
@@ -276,34 +303,22 @@ func (ix *Index) count(s *Scratch, k int) {
 	}
 }
 
-// bucket moves the ranks whose count is at least m from s.planes into
-// s.levels[count], in ascending rank order, clears the planes, and returns
-// the lowest and highest non-empty levels (lo > hi when there is none).
-func (ix *Index) bucket(s *Scratch, k, m int) (lo, hi int) {
-	maxc := len(s.qids)
-	for len(s.levels) <= maxc {
-		s.levels = append(s.levels, nil)
-	}
-	for c := m; c <= maxc; c++ {
-		s.levels[c] = s.levels[c][:0]
-	}
-	wlo, whi := len(s.dense), -1
+// candidates finds the 64-rank words of s.planes that hold a rank whose
+// count is at least m, keeps them with that mask in s.cw and s.cm, and
+// returns the highest count present (below m when there is none).
+func (ix *Index) candidates(s *Scratch, k, m int) int {
+	wlo, whi := (ix.Len()+63)/64, -1
 	for _, id := range s.qids {
 		wlo = min(wlo, int(ix.postLo[id]))
 		whi = max(whi, int(ix.postHi[id]))
 	}
-	lo, hi = maxc+1, m-1
+	s.wlo, s.whi = wlo, whi
+	cw, cm := s.cw[:0], s.cm[:0]
+	top := m - 1
 	planes := s.planes
 	for w := wlo; w <= whi; w++ {
 		p := planes[w*k:][:k]
-		var any uint64
-		for _, x := range p {
-			any |= x
-		}
-		if any == 0 {
-			continue
-		}
-		// ge: the bits whose count is >= m, by comparing from the top plane.
+		// ge: the bits whose count is >= m, comparing from the top plane.
 		var gt uint64
 		eq := ^uint64(0)
 		for j := k - 1; j >= 0; j-- {
@@ -315,19 +330,45 @@ func (ix *Index) bucket(s *Scratch, k, m int) (lo, hi int) {
 			}
 		}
 		ge := gt | eq
-		for ge != 0 {
-			b := uint(bits.TrailingZeros64(ge))
-			ge &= ge - 1
-			c := 0
-			for j, x := range p {
-				c |= int(x>>b&1) << j
-			}
-			s.levels[c] = append(s.levels[c], uint32(w)<<6|uint32(b))
-			lo, hi = min(lo, c), max(hi, c)
+		if ge == 0 {
+			continue
 		}
-		clear(p)
+		cw = append(cw, uint32(w))
+		cm = append(cm, ge)
+		// The largest count in the word.
+		x, c := ge, 0
+		for j := k - 1; j >= 0; j-- {
+			if t := x & p[j]; t != 0 {
+				x = t
+				c |= 1 << j
+			}
+		}
+		top = max(top, c)
 	}
-	return lo, hi
+	s.cw, s.cm = cw, cm
+	return top
+}
+
+// level returns the ranks whose count is c, ascending, in s.lv.
+func (ix *Index) level(s *Scratch, k, c int) []uint32 {
+	lv := s.lv[:0]
+	for i, w := range s.cw {
+		p := s.planes[int(w)*k:][:k]
+		eq := s.cm[i]
+		for j, x := range p {
+			if c>>j&1 == 1 {
+				eq &= x
+			} else {
+				eq &^= x
+			}
+		}
+		for eq != 0 {
+			lv = append(lv, w<<6|uint32(bits.TrailingZeros64(eq)))
+			eq &= eq - 1
+		}
+	}
+	s.lv = lv
+	return lv
 }
 
 // score returns the word similarity of the query marked in s.qmark to the
@@ -335,66 +376,371 @@ func (ix *Index) bucket(s *Scratch, k, m int) (lo, hi int) {
 // match is w.
 //
 // Only the span from the first to the last query trigram of the text
-// matters (see iterateWordSimilarity). Before running the greedy loop on it,
-// which costs up to (query trigrams in the text) x (span length), a full
-// heap is first tried with an upper bound computed in one pass: any extent
-// scores at most F/(nq+U), where F counts the positions of query trigrams in
-// it (at least its distinct ones) and U the positions of other trigrams that
-// are the first occurrence of theirs in the text (at most its distinct
-// ones); an extent can be taken to start and end on query trigrams, and the
-// best pair of ends against w's exact fraction is a maximum-gain problem
-// solved with a running minimum. Texts where the query trigrams are far
-// apart ("audi ... line") are thus dismissed without the loop.
-func (ix *Index) score(rank uint32, s *Scratch, nq int, full bool, w hit) (hit, bool) {
+// matters (see iterateWordSimilarity), but the greedy loop over it costs up
+// to (query trigrams in the text) x (span length). With a full heap, two
+// upper bounds come first, and most texts are dismissed by the first:
+//
+//   - wordBound, over the text's words (about 7), with per-word figures
+//     computed once per search;
+//   - pairBound, over the positions of the query trigrams in the text, with
+//     exact distinct counts.
+func (ix *Index) score(rank uint32, c int, s *Scratch, nq int, full bool, w hit) (hit, bool) {
 	start, end := ix.seqOff[rank], ix.seqOff[rank+1]
 	seq := ix.seq[start:end]
 	exact := nq+len(seq) < maxExactDen
-	first, last := -1, -1
 	if full && exact && w.den > 0 {
-		// With g(p) = F(0,p)*wd - U(0,p)*wn, an extent [l, r] can reach
-		// wn/wd only if g(r+1) - g(l) >= wn*nq.
 		wn, wd := int(w.num), int(w.den)
-		f, u := 0, 0
-		minG, best := math.MaxInt, math.MinInt
-		occ := ix.firstOcc
-		for p, id := range seq {
-			if s.qmark[id] {
-				minG = min(minG, f*wd-u*wn)
-				f++
-				best = max(best, f*wd-u*wn-minG)
-				if first < 0 {
-					first = p
-				}
-				last = p
-			} else if i := start + uint32(p); occ[i>>6]>>(i&63)&1 != 0 {
-				u++
-			}
-		}
-		dbgTried++
-		if need := wn * nq; best < need || best == need && rank > w.rank {
-			dbgPruned++
+		strict := rank > w.rank
+		if !ix.wordBound(rank, c, s, nq, wn, wd, strict) {
 			return hit{}, false
 		}
-	} else {
-		for p, id := range seq {
-			if s.qmark[id] {
-				if first < 0 {
-					first = p
-				}
-				last = p
+	}
+	first, last := -1, -1
+	for p, id := range seq {
+		if s.qmark[id] {
+			if first < 0 {
+				first = p
 			}
+			last = p
 		}
 	}
 	if first < 0 {
 		return hit{rank: rank}, true
 	}
 	span := seq[first : last+1]
-	dbgScored++
+	if full && exact && w.den > 0 && len(s.qids) <= 64 {
+		if !ix.pairBound(span, start+uint32(first), s, int(w.num)*nq, int(w.num), int(w.den), rank > w.rank) {
+			return hit{}, false
+		}
+	}
 	if exact {
 		n, d := iterateWordSimilarityFrac(span, s.qmark, s.lastpos, nq)
 		return hit{score: float32(n) / float32(d), rank: rank, num: int32(n), den: int32(d)}, true
 	}
 	return hit{score: iterateWordSimilarity(span, s.qmark, s.lastpos, nq), rank: rank}, true
+}
+
+// wordBound tells whether the text of rank, which holds c distinct query
+// trigrams, may reach wn/wd (strictly exceed it when strict). An extent
+// starts and ends on query trigrams, in words a <= b. Within one word
+// (a == b), its best score is the word's exhaustive maximum. Across words,
+// it holds at most F query trigrams, the size of the union of those of
+// words a..b (or, past 64 query trigrams, their sum capped by c), and at
+// least U others: the tail of word a (its other trigrams after its last
+// query trigram), the distinct other trigrams of the words strictly between
+// that no earlier word of the text holds, and the head of word b when all
+// of word b is new to the text. It reaches wn/wd only if
+// F*wd - U*wn >= wn*nq. When that holds, each way the extent can start in a
+// (a suffix of a from one of its query trigrams) and end in b (a prefix up
+// to one) is tried with its own query trigrams and others. The three sets
+// of others counted are disjoint, so U is a lower bound. Texts have a
+// handful of words, so all pairs are tried; a text that shares its first
+// words with the previous rank, dismissed against the same match, only
+// tries the pairs that end in its other words.
+func (ix *Index) wordBound(rank uint32, c int, s *Scratch, nq, wn, wd int, strict bool) bool {
+	need := wn * nq
+	base := ix.slotOff[rank]
+	nslots := int(ix.slotOff[rank+1] - base)
+	// The previous rank, dismissed against the same worst match, shares its
+	// first words: their figures are still in s.pu and s.fw, and no pair of
+	// them nor any of them alone reaches wn/wd.
+	from := 0
+	if p := &s.prevBound; p.ok && p.rank+1 == rank && p.c == c && p.wn == wn && p.wd == wd {
+		from = min(int(ix.slotLCP[rank]), nslots)
+	}
+	s.prevBound.ok = false
+	if cap(s.pu) < nslots+1 {
+		s.pu = make([]int32, 0, 2*nslots+16)
+		from = 0
+	}
+	pu := s.pu[:from+1] // pu[i]: the U of the words before word i
+	if from == 0 {
+		pu[0] = 0
+	}
+	fw := s.fw[:0]  // the words holding query trigrams
+	var prev uint64 // their query trigrams
+	for _, x := range s.fw {
+		if int(x.slot) >= from {
+			break
+		}
+		fw = append(fw, x)
+		prev |= x.m
+	}
+	masks := len(s.qids) <= 64
+	for j := from; j < nslots; j++ {
+		sj := base + uint32(j)
+		w := ix.slotWord[sj]
+		wi := &s.words[w]
+		if wi.stamp != s.gen {
+			ix.wordInfo(w, s, nq)
+		}
+		// U of the word: its distinct other trigrams that no earlier word
+		// of the text holds: its trigrams new to the text, less its query
+		// trigrams new to the text.
+		fresh := int(ix.slotNew[sj])
+		u := fresh
+		if wi.fd > 0 {
+			u -= int(wi.fd)
+			if masks {
+				u += bits.OnesCount64(wi.fmask & prev)
+				prev |= wi.fmask
+			}
+			u = max(u, 0)
+			// Within the word: num/den >= wn/wd.
+			if x, y := int(wi.num)*wd, wn*int(wi.den); x > y || x == y && !strict {
+				s.pu, s.fw = append(pu, 0), fw
+				return true
+			}
+			// The head counts towards U only when all of the word's
+			// trigrams are new to the text (so none is counted in an
+			// earlier word).
+			h := 0
+			if fresh == int(wi.fd)+int(wi.nfd) {
+				h = int(wi.head)
+			}
+			fw = append(fw, foundWord{slot: int32(j), f: int32(wi.fd), h: int32(h), t: int32(wi.tail), m: wi.fmask,
+				opt: wi.opt, nf: uint32(wi.nf), fresh: fresh == int(wi.fd)+int(wi.nfd)})
+		}
+		pu = append(pu, pu[j]+int32(u))
+	}
+	s.pu, s.fw = pu, fw
+	reaches := func(g int) bool { return g > need || g == need && !strict }
+	for ai, a := range fw {
+		f, m := int(a.f), a.m
+		var mid uint64 // query trigrams of the words strictly between
+		for _, b := range fw[ai+1:] {
+			umid := int(pu[b.slot] - pu[a.slot+1])
+			u := int(a.t) + umid
+			if c*wd-u*wn < need {
+				break // U only grows with b
+			}
+			if int(b.slot) >= from {
+				if !masks {
+					// F: the sum of the words' query trigrams, capped by c.
+					if reaches(min(f+int(b.f), c)*wd - (u+int(b.h))*wn) {
+						return true
+					}
+				} else if reaches(bits.OnesCount64(m|b.m)*wd - (u+int(b.h))*wn) {
+					// With the whole of both end words' query trigrams it
+					// may reach: try each way the extent can start in a and
+					// end in b.
+					sufs := s.opts[a.opt+a.nf : a.opt+2*a.nf]
+					pres := s.opts[b.opt : b.opt+b.nf]
+					for _, sa := range sufs {
+						for _, eb := range pres {
+							ub := int(sa.u) + umid
+							if b.fresh {
+								ub += int(eb.u)
+							}
+							if reaches(bits.OnesCount64(sa.m|mid|eb.m)*wd - ub*wn) {
+								return true
+							}
+						}
+					}
+				}
+			}
+			f += int(b.f)
+			m |= b.m
+			mid |= b.m
+		}
+	}
+	s.prevBound = prevBound{ok: true, rank: rank, c: c, wn: wn, wd: wd}
+	return false
+}
+
+// foundWord holds the figures of a word of the text being bounded that
+// holds query trigrams.
+type foundWord struct {
+	slot, f, h, t int32
+	m             uint64
+	opt, nf       uint32 // the word's extents in s.opts
+	fresh         bool   // all the word's trigrams are new to the text
+}
+
+// prevBound records the last text that wordBound dismissed.
+type prevBound struct {
+	ok        bool
+	rank      uint32
+	c, wn, wd int
+}
+
+// wordFacts are the figures of one word against the current query.
+type wordFacts struct {
+	stamp   uint32 // Scratch.gen of the search that computed them
+	fd, nfd uint16 // distinct query trigrams, distinct other trigrams
+	fmask   uint64 // the query trigrams (bit i: qids[i]), when there are at most 64
+	// Distinct other trigrams before the first query trigram (head) and
+	// after the last one (tail): an extent that starts in the word holds
+	// its tail, one that ends in it holds its head.
+	head, tail uint16
+	// With at most 64 query trigrams, s.opts[opt:opt+2*nf] lists, for each
+	// of the word's nf query trigram positions p in order, the extent of the
+	// word ending at p (its query trigrams and distinct others), then for
+	// each p the extent starting at p.
+	opt      uint32
+	nf       uint16
+	num, den uint16 // the word's best extent score as a fraction
+}
+
+// wordInfo computes the figures of word w for the query of s, on its first
+// use in this search.
+func (ix *Index) wordInfo(w uint32, s *Scratch, nq int) {
+	wi := &s.words[w]
+	seq := ix.wordSeq[ix.wordOff[w]:ix.wordOff[w+1]]
+	*wi = wordFacts{stamp: s.gen, den: 1}
+	s.tick += uint32(len(seq)) + 1
+	base := s.tick
+	for _, id := range seq {
+		if s.mark[id] < base {
+			s.mark[id] = base
+			if s.qmark[id] {
+				wi.fd++
+				if q := s.qidx[id]; q != 0 {
+					wi.fmask |= 1 << (q - 1)
+				}
+			} else {
+				wi.nfd++
+			}
+		}
+	}
+	if wi.fd == 0 {
+		return
+	}
+	firstF, lastF := -1, -1
+	for p, id := range seq {
+		if s.qmark[id] {
+			if firstF < 0 {
+				firstF = p
+			}
+			lastF = p
+		}
+	}
+	s.tick++
+	for _, id := range seq[:firstF] {
+		if s.mark[id] != s.tick {
+			s.mark[id] = s.tick
+			wi.head++
+		}
+	}
+	s.tick++
+	for _, id := range seq[lastF+1:] {
+		if s.mark[id] != s.tick && !s.qmark[id] {
+			s.mark[id] = s.tick
+			wi.tail++
+		}
+	}
+	s.tick++
+	base = s.tick
+	// The exhaustive maximum over extents within the word, both ends on
+	// query trigrams: each start a gets its own stamp, base+1+a.
+	for a, id := range seq {
+		if !s.qmark[id] {
+			continue
+		}
+		stamp := base + 1 + uint32(a)
+		cnt, u := 0, 0
+		for _, t := range seq[a:] {
+			if s.mark[t] != stamp {
+				s.mark[t] = stamp
+				if s.qmark[t] {
+					cnt++
+				} else {
+					u++
+				}
+			}
+			if s.qmark[t] {
+				if d := nq + u; cnt*int(wi.den) > int(wi.num)*d {
+					wi.num, wi.den = uint16(cnt), uint16(d)
+				}
+			}
+		}
+	}
+	s.tick += uint32(len(seq)) + 1
+	if len(s.qids) > 64 {
+		return
+	}
+	// Prefixes and suffixes ending and starting on query trigrams.
+	wi.opt = uint32(len(s.opts))
+	var m uint64
+	u := 0
+	s.tick++
+	for _, id := range seq {
+		if q := s.qidx[id]; q != 0 {
+			m |= 1 << (q - 1)
+			s.opts = append(s.opts, wordOpt{m: m, u: int32(u)})
+			wi.nf++
+		} else if s.mark[id] != s.tick {
+			s.mark[id] = s.tick
+			u++
+		}
+	}
+	m, u = 0, 0
+	s.tick++
+	suf := len(s.opts)
+	for p := len(seq) - 1; p >= 0; p-- {
+		id := seq[p]
+		if q := s.qidx[id]; q != 0 {
+			m |= 1 << (q - 1)
+			s.opts = append(s.opts, wordOpt{m: m, u: int32(u)})
+		} else if s.mark[id] != s.tick {
+			s.mark[id] = s.tick
+			u++
+		}
+	}
+	slices.Reverse(s.opts[suf:])
+	s.tick++
+}
+
+// wordOpt is an extent of a word that starts or ends on a query trigram:
+// the query trigrams it holds and its number of distinct other trigrams.
+type wordOpt struct {
+	m uint64
+	u int32
+}
+
+// pairBound is the second, exact-count test of Index.score, for texts that
+// pass the first: it tells whether some extent [l, r] of span, both ends on
+// query trigrams, has F*wd - U*wn >= need (> need when strict), where F is
+// now the exact number of distinct query trigrams in the extent (a bit mask
+// over the query's trigrams, so at most 64 of them) and U is as before. The
+// pairs cost (query trigram positions)^2, less than the greedy loop.
+func (ix *Index) pairBound(span []uint32, start uint32, s *Scratch, need, wn, wd int, strict bool) bool {
+	pos, bit, uBefore := s.fpos[:0], s.fbit[:0], s.fu[:0]
+	u := 0
+	for p, id := range span {
+		if q := s.qidx[id]; q != 0 {
+			pos = append(pos, int32(p))
+			bit = append(bit, 1<<(q-1))
+			uBefore = append(uBefore, int32(u))
+		} else if i := start + uint32(p); ix.firstOcc[i>>6]>>(i&63)&1 != 0 {
+			u++
+		}
+	}
+	s.fpos, s.fbit, s.fu = pos, bit, uBefore
+	maxF := bits.OnesCount64(func() uint64 {
+		var m uint64
+		for _, b := range bit {
+			m |= b
+		}
+		return m
+	}())
+	for a := range pos {
+		var mask uint64
+		for b := a; b < len(pos); b++ {
+			mask |= bit[b]
+			// U of [pos[a], pos[b]]: the first occurrences strictly between
+			// (the ends are query trigrams).
+			uu := int(uBefore[b] - uBefore[a])
+			if maxF*wd-uu*wn < need {
+				break // U only grows with b
+			}
+			g := bits.OnesCount64(mask)*wd - uu*wn
+			if g > need || g == need && !strict {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // firstRankAfter returns the first rank whose (text, row) comes after
@@ -451,5 +797,3 @@ func heapDown(h []hit, i int) {
 
 // unsafeString returns b as a string without copying; b must never change.
 func unsafeString(b []byte) string { return unsafe.String(&b[0], len(b)) }
-
-var dbgTried, dbgPruned, dbgScored int

@@ -96,6 +96,13 @@ func compactTrigram(b []byte) Trigram {
 // "  word " and cut into every window of three characters. buf is scratch
 // space for the padded word; the grown buffer is returned for reuse.
 func appendTrigrams(dst []Trigram, s string, buf []byte) ([]Trigram, []byte) {
+	dst, _, buf = appendWordTrigrams(dst, nil, false, s, buf)
+	return dst, buf
+}
+
+// appendWordTrigrams is appendTrigrams that also appends to lens, when
+// withLens is set, the number of trigrams of each word in turn.
+func appendWordTrigrams(dst []Trigram, lens []uint32, withLens bool, s string, buf []byte) ([]Trigram, []uint32, []byte) {
 	i := 0
 	for i < len(s) {
 		// find_word: skip separators.
@@ -127,9 +134,13 @@ func appendTrigrams(dst []Trigram, s string, buf []byte) ([]Trigram, []byte) {
 			i += n
 		}
 		buf = append(buf, ' ')
+		before := len(dst)
 		dst = makeTrigrams(dst, buf)
+		if withLens {
+			lens = append(lens, uint32(len(dst)-before))
+		}
 	}
-	return dst, buf
+	return dst, lens, buf
 }
 
 // makeTrigrams ports make_trigrams for a padded word w: one trigram per

@@ -1,0 +1,75 @@
+// Package trigram is the catalogue's typeahead index: it finds, among about
+// 100,000 short texts (Fold(brand + " " + variant display name)), those whose
+// PostgreSQL pg_trgm word_similarity to a query reaches a threshold, best
+// first, with keyset paging. It owns the folding of texts and queries
+// (Fold), the trigram key (Trigram), the exact pg_trgm scoring
+// (WordSimilarity) and the index (Build, Index.Search).
+//
+// # Semantics reproduced
+//
+// Scores are exactly those of pg_trgm 1.6 in PostgreSQL 15 (contrib/pg_trgm,
+// trgm_op.c) in a UTF8 database whose LC_CTYPE is C.UTF-8, as
+// word_similarity(query, text) returns them:
+//
+//   - Words are maximal runs of letters and digits (ISWORDCHR: ASCII
+//     letters and digits, and for other characters what glibc's
+//     iswalpha/iswdigit accept); everything else separates words and is
+//     dropped. Each word is lower-cased one character at a time (towlower,
+//     unicode.ToLower here), padded as "  word ", and cut into trigrams of
+//     three characters (generate_trgm_only, make_trigrams).
+//   - A trigram of three ASCII bytes is those bytes; any other is the low
+//     three bytes of the legacy CRC32 of its UTF-8 bytes (compact_trigram),
+//     so hash collisions behave as in PostgreSQL.
+//   - word_similarity is the best similarity count/(|Q| + |uniq(extent)| -
+//     count) over extents of the text's ordered trigrams, found by pg_trgm's
+//     greedy scan, ported line for line (calc_word_similarity,
+//     iterate_word_similarity), in float4 arithmetic.
+//   - A text matches when float64(score) >= float64(threshold), the float4
+//     score against the float4 threshold widened to float8, which is the
+//     `query <% text` test with pg_trgm.word_similarity_threshold set to the
+//     same value. A query without trigrams matches nothing.
+//
+// Results come in the order of `ORDER BY score DESC, text COLLATE "C", row`:
+// score descending, then text ascending bytewise, then row ascending. Rows
+// are the caller's numbering of the texts given to Build (stable-id order in
+// the catalogue). A Position (score, text, row) taken from the last match of
+// a page resumes the order strictly after it, in this index or a rebuilt
+// one.
+//
+// testdata/ holds the parity fixture: 440 queries (queries.tsv) and the top
+// 10 that a real PostgreSQL 15.18 returned for each at thresholds 0.5 and
+// 0.3 over the 103,372 catalogue texts (expected_word_*.tsv), which
+// TestParityPostgres requires Search to equal exactly (rows, order and
+// scores); testdata/gen_fixture.sh regenerates them with a throwaway
+// cluster, and records PostgreSQL's own GIN-indexed query time in
+// pg_timing.txt.
+//
+// # How a search runs
+//
+// Build numbers the texts by rank, their position in result order among
+// equal scores (text, then row), and keeps per text its ordered trigram ids
+// and its words; a roaring bitmap of ranks per trigram; and a dictionary of
+// the distinct words. Everything but the bitmaps is flat integer slices and
+// one byte arena.
+//
+// Search takes the query's nq trigrams. A text holding c of them scores at
+// most c/nq, so only texts holding at least m of them (GIN's bound, the
+// least c with c/nq >= threshold) are candidates. The query's posting
+// bitmaps are added into bit-sliced counters (64 ranks per machine word),
+// which give every candidate its exact c; candidates are then taken by
+// decreasing c and, within one c, by ascending rank, into a heap of the
+// Limit+1 best. The search stops as soon as the next candidate's bound
+// cannot beat the worst match kept, which for a query like "volkswagen"
+// (8,000 texts tying at 1) is after Limit+1 texts. Before a candidate is
+// scored with the greedy loop, two upper bounds of its score against the
+// worst match kept (over its words, then over its query trigram positions)
+// dismiss the texts that cannot enter; texts whose denominators stay below
+// 4096 are scored with exact integer fractions, which give the same float4.
+//
+// # Dependencies
+//
+// The package depends on the standard library, roaring and
+// golang.org/x/text only. It must not import engine, loader, httpd or data
+// (cmd/deps_test.go enforces it); its tests use data/gen to rebuild the
+// catalogue's texts.
+package trigram
