@@ -78,6 +78,32 @@ func BenchmarkHandlers(b *testing.B) {
 			return "/v1/generations/" + e.codec.Token(publicid.Generation, e.cat.GenID[e.cat.VarGen[e.cat.Demo[0]]]) + "/variants"
 		})
 	})
+	// Filter, search and compare, rendered on every request (the body cache
+	// off) and from the rendered-body cache.
+	compare := func(e *env) string {
+		u := "/v1/compare?ids="
+		for i := 0; i < 4; i++ {
+			if i > 0 {
+				u += ","
+			}
+			u += e.codec.Token(publicid.Variant, e.cat.VarID[e.cat.Demo[i]])
+		}
+		return u + "&locale=de"
+	}
+	queries := map[string]func(*env) string{
+		"filter-2":    func(*env) string { return "/v1/variants?fuel=diesel&power_min=150" },
+		"filter-3":    func(*env) string { return "/v1/variants?fuel=petrol&body=suv&year=2020" },
+		"search":      func(*env) string { return "/v1/search?q=golf+gti" },
+		"search-typo": func(*env) string { return "/v1/search?q=volkswagn+glf" },
+		"compare-4":   compare,
+	}
+	for _, name := range []string{"filter-2", "filter-3", "search", "search-typo", "compare-4"} {
+		uri := queries[name]
+		b.Run(name+"-uncached", func(b *testing.B) {
+			benchRouteOpts(b, uri, func(o *httpd.Options) { o.BodyCacheBytes = -1 })
+		})
+		b.Run(name, func(b *testing.B) { benchRoute(b, uri) })
+	}
 	b.Run("specs-gzip-cached", func(b *testing.B) { benchRoute(b, variantURI("/specs?locale=de"), "Accept-Encoding", "gzip") })
 	b.Run("specs-304", func(b *testing.B) {
 		e := newEnv(b)
