@@ -1,9 +1,38 @@
-// Package bench holds the macro benchmarks and the load harness of the
-// catalogue service, as Config structs and Run functions driven by
-// `go test -bench . ./bench/...`, and their results in RESULTS.md.
+// Package bench holds the load harness of the catalogue service (issue 6)
+// and its results in RESULTS.md. It measures the service as a whole over
+// loopback; the micro benchmarks live beside the code they measure
+// (*_timing_test.go). It may import anything; nothing imports it.
 //
-// The micro benchmarks live beside the code they measure
-// (data/gen, loader, engine: *_timing_test.go); this package measures the
-// service as a whole over loopback. It may import anything; nothing
-// imports it.
+// The pieces:
+//
+//   - Mix is the fixed route mix: variant detail, specs in three locales,
+//     the brand and model lists, a generation's variants, the filter with
+//     two and three conditions, compare of 4, and typeahead with prefixes
+//     and with typos. Routes whose parameters vary (filters, search) send
+//     a fixed list of paths in turn. DiscoverIDs finds the ids the mix
+//     names by walking the API, so the same mix runs against any server.
+//   - Drive measures one route at fixed concurrency (req/s, p50, p99,
+//     p99.9, bytes, allocations); StaticServer replays the same bytes with
+//     no work, the ceiling each route is compared with; AtHalfPeak measures
+//     latency below saturation. A route answering 404 (one the server does
+//     not have yet) is skipped.
+//   - RunUnderReload drives the mix while a fresh catalogue is decoded and
+//     installed every few seconds, and reports failed requests and latency
+//     while decoding and after each swap.
+//   - ReadMemory and LoadReport give RSS, Go heap, snapshot load and
+//     reload times; WriteChart draws throughput against the ceiling (and
+//     PostgreSQL) as SVG.
+//   - ReadPG reads the database peer's result, written by pg/run.sh, which
+//     runs the same search and filter queries with pgbench against
+//     PostgreSQL over the rows cmd/pgtsv exports.
+//   - wrk.sh drives a few routes of the mix with wrk; cmd/loadmix prints
+//     the mix of a running server for it.
+//
+// The benchmarks (load_test.go) are the entry points:
+//
+//	go test ./bench -run '^$' -bench Load -benchtime 1x                      # in process, full catalogue
+//	go test ./bench -run '^$' -bench Load -benchtime 1x -bench.target=HOST:PORT -bench.key=KEY
+//	go test ./bench -run '^$' -bench Reload -benchtime 1x                    # reloads under load
+//	bench/pg/run.sh                                                          # the PostgreSQL peer, before Load
+//	bench/wrk.sh                                                             # wrk against catalogued
 package bench

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -17,6 +18,20 @@ import (
 type Route struct {
 	Name string
 	Path string // path and query
+	// Paths, when set, are sent in turn instead of Path: a route whose
+	// parameters vary (typeahead phrases, filter values), so that no cache
+	// keyed by the query answers every request and the database peer runs
+	// the same list (see cmd/pgtsv). Each connection starts at another
+	// offset of the list.
+	Paths []string
+}
+
+// paths returns the paths the route sends: Paths, or Path alone.
+func (r Route) paths() []string {
+	if len(r.Paths) > 0 {
+		return r.Paths
+	}
+	return []string{r.Path}
 }
 
 // Config configures a load run. The zero value is usable after SetDefaults.
@@ -36,8 +51,6 @@ type Config struct {
 	Rate float64
 }
 
-// Concurrency of a result's run is recorded by the caller.
-
 // SetDefaults fills the zero fields of c.
 func (c *Config) SetDefaults() {
 	if c.Concurrency == 0 {
@@ -48,6 +61,68 @@ func (c *Config) SetDefaults() {
 	}
 }
 
+func (c *Config) client() *fasthttp.HostClient {
+	return &fasthttp.HostClient{
+		Addr: c.Addr, MaxConns: c.Concurrency, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second,
+		MaxIdleConnDuration: time.Minute,
+	}
+}
+
+// newRequest returns a request for path on cfg's server carrying cfg's key.
+// The caller releases it with fasthttp.ReleaseRequest.
+func (c *Config) newRequest(path string) *fasthttp.Request {
+	req := fasthttp.AcquireRequest()
+	req.SetRequestURI("http://" + c.Addr + path)
+	if c.Key != "" {
+		req.Header.Set("X-Api-Key", c.Key)
+	}
+	return req
+}
+
+// StatusError reports a route that answered other than 200 before a run.
+type StatusError struct {
+	Route, Path string
+	Status      int
+	Body        string // truncated to 200 bytes
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s: GET %s: status %d: %s", e.Route, e.Path, e.Status, e.Body)
+}
+
+// IsNotFound tells whether err is a route answering 404: a route the
+// server under test does not have (yet), which a run skips.
+func IsNotFound(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Status == fasthttp.StatusNotFound
+}
+
+// check sends each of the route's paths once and returns the mean body
+// size; any status but 200 is a *StatusError.
+func check(cfg Config, client *fasthttp.HostClient, route Route) (size int, err error) {
+	ps := route.paths()
+	res := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseResponse(res)
+	total := 0
+	for _, p := range ps {
+		req := cfg.newRequest(p)
+		err := client.DoTimeout(req, res, 10*time.Second)
+		fasthttp.ReleaseRequest(req)
+		if err != nil {
+			return 0, fmt.Errorf("%s: GET %s: %w", route.Name, p, err)
+		}
+		if res.StatusCode() != fasthttp.StatusOK {
+			body := res.Body()
+			if len(body) > 200 {
+				body = body[:200]
+			}
+			return 0, &StatusError{Route: route.Name, Path: p, Status: res.StatusCode(), Body: string(body)}
+		}
+		total += len(res.Body())
+	}
+	return total / len(ps), nil
+}
+
 // Result is the outcome of driving one route.
 type Result struct {
 	Route          string
@@ -55,34 +130,22 @@ type Result struct {
 	Errors         int
 	RPS            float64
 	P50, P99, P999 time.Duration
-	BytesPerResp   int
+	BytesPerResp   int     // mean over the route's paths
 	AllocsPerReq   float64 // whole-process allocations per request (server and client)
 }
 
-// Drive sends the route's request over Concurrency keep-alive connections
-// for Duration and measures throughput and latency.
+// Drive sends the route's requests over Concurrency keep-alive connections
+// for Duration and measures throughput and latency. Before the run it sends
+// each of the route's paths once; a path that does not answer 200 stops it
+// with a *StatusError (IsNotFound tells a route the server lacks).
 func Drive(cfg Config, route Route) (Result, error) {
 	cfg.SetDefaults()
-	client := &fasthttp.HostClient{
-		Addr: cfg.Addr, MaxConns: cfg.Concurrency, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second,
-		MaxIdleConnDuration: time.Minute,
+	client := cfg.client()
+	size, err := check(cfg, client, route)
+	if err != nil {
+		return Result{}, err
 	}
-	// One request first: the response size, and a check the route works.
-	var size int
-	{
-		req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-		req.SetRequestURI("http://" + cfg.Addr + route.Path)
-		req.Header.Set("X-Api-Key", cfg.Key)
-		if err := client.Do(req, res); err != nil {
-			return Result{}, fmt.Errorf("%s: %w", route.Name, err)
-		}
-		if res.StatusCode() != 200 {
-			return Result{}, fmt.Errorf("%s: status %d: %s", route.Name, res.StatusCode(), res.Body())
-		}
-		size = len(res.Body())
-		fasthttp.ReleaseRequest(req)
-		fasthttp.ReleaseResponse(res)
-	}
+	paths := route.paths()
 	var (
 		wg       sync.WaitGroup
 		errs     atomic.Int64
@@ -96,11 +159,13 @@ func Drive(cfg Config, route Route) (Result, error) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-			defer fasthttp.ReleaseRequest(req)
+			reqs := make([]*fasthttp.Request, len(paths))
+			for i, p := range paths {
+				reqs[i] = cfg.newRequest(p)
+				defer fasthttp.ReleaseRequest(reqs[i])
+			}
+			res := fasthttp.AcquireResponse()
 			defer fasthttp.ReleaseResponse(res)
-			req.SetRequestURI("http://" + cfg.Addr + route.Path)
-			req.Header.Set("X-Api-Key", cfg.Key)
 			l := lat[w][:0]
 			var interval time.Duration
 			next := start
@@ -108,7 +173,7 @@ func Drive(cfg Config, route Route) (Result, error) {
 				interval = time.Duration(float64(time.Second) * float64(cfg.Concurrency) / cfg.Rate)
 				next = start.Add(time.Duration(w) * interval / time.Duration(cfg.Concurrency))
 			}
-			for {
+			for i := w; ; i++ {
 				t0 := time.Now()
 				if interval > 0 {
 					if d := time.Until(next); d > 0 {
@@ -120,8 +185,8 @@ func Drive(cfg Config, route Route) (Result, error) {
 				if t0.After(deadline) {
 					break
 				}
-				err := client.Do(req, res)
-				if err != nil || res.StatusCode() != 200 {
+				err := client.Do(reqs[i%len(reqs)], res)
+				if err != nil || res.StatusCode() != fasthttp.StatusOK {
 					errs.Add(1)
 				}
 				l = append(l, time.Since(t0))
@@ -140,19 +205,31 @@ func Drive(cfg Config, route Route) (Result, error) {
 	for _, l := range lat {
 		all = append(all, l...)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-	q := func(p float64) time.Duration {
-		if len(all) == 0 {
-			return 0
-		}
-		return all[min(len(all)-1, int(p*float64(len(all))))]
-	}
+	sortDurations(all)
 	r := Result{Route: route.Name, Requests: len(all), Errors: int(errs.Load()), RPS: float64(len(all)) / elapsed.Seconds(),
-		P50: q(0.50), P99: q(0.99), P999: q(0.999), BytesPerResp: size}
+		P50: quantile(all, 0.50), P99: quantile(all, 0.99), P999: quantile(all, 0.999), BytesPerResp: size}
 	if len(all) > 0 {
 		r.AllocsPerReq = float64(ms1.Mallocs-ms0.Mallocs) / float64(len(all))
 	}
 	return r, nil
+}
+
+// MedianResult returns the result of median throughput among rs (the
+// upper one of an even count); rs must not be empty.
+func MedianResult(rs []Result) Result {
+	s := append([]Result(nil), rs...)
+	sort.Slice(s, func(i, j int) bool { return s[i].RPS < s[j].RPS })
+	return s[len(s)/2]
+}
+
+func sortDurations(d []time.Duration) { sort.Slice(d, func(i, j int) bool { return d[i] < d[j] }) }
+
+// quantile returns the p-quantile of sorted, 0 when it is empty.
+func quantile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))]
 }
 
 // AtHalfPeak measures the route closed-loop at the smallest concurrency
@@ -183,31 +260,54 @@ func latencyBuffers(n int) [][]time.Duration {
 	return latBufs[:n]
 }
 
-// Capture returns the status, headers and body the server sends for a
-// route, for the static ceiling to replay.
-func Capture(addr, key string, route Route) (contentType string, body []byte, err error) {
-	req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+// Capture returns the content type and body the server sends for a path,
+// for the static ceiling to replay.
+func Capture(addr, key, path string) (contentType string, body []byte, err error) {
+	cfg := Config{Addr: addr, Key: key}
+	req, res := cfg.newRequest(path), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(res)
-	req.SetRequestURI("http://" + addr + route.Path)
-	req.Header.Set("X-Api-Key", key)
 	if err := fasthttp.DoTimeout(req, res, 10*time.Second); err != nil {
 		return "", nil, err
 	}
-	if res.StatusCode() != 200 {
-		return "", nil, fmt.Errorf("%s: status %d", route.Name, res.StatusCode())
+	if res.StatusCode() != fasthttp.StatusOK {
+		return "", nil, &StatusError{Path: path, Status: res.StatusCode()}
 	}
 	return string(res.Header.ContentType()), append([]byte(nil), res.Body()...), nil
 }
 
-// StaticServer serves fixed bytes for any request: the ceiling a route is
-// compared with, the same bytes over the same stack with no work at all.
+// CaptureRoute captures every path of route into a replay table for
+// StaticServer.ServeTable.
+func CaptureRoute(addr, key string, route Route) (map[string]StaticBody, error) {
+	t := make(map[string]StaticBody, len(route.paths()))
+	for _, p := range route.paths() {
+		ct, body, err := Capture(addr, key, p)
+		if err != nil {
+			var se *StatusError
+			if errors.As(err, &se) {
+				se.Route = route.Name
+			}
+			return nil, err
+		}
+		t[p] = StaticBody{ContentType: ct, Body: body}
+	}
+	return t, nil
+}
+
+// StaticBody is one fixed response of a StaticServer.
+type StaticBody struct {
+	ContentType string
+	Body        []byte
+}
+
+// StaticServer serves fixed bytes: the ceiling a route is compared with,
+// the same bytes over the same stack with no work at all.
 type StaticServer struct {
-	Addr string
-	ln   net.Listener
-	srv  *fasthttp.Server
-	body atomic.Pointer[[]byte]
-	ct   atomic.Pointer[string]
+	Addr  string
+	ln    net.Listener
+	srv   *fasthttp.Server
+	table atomic.Pointer[map[string]*StaticBody]
+	def   atomic.Pointer[StaticBody]
 }
 
 // StartStatic listens on a loopback port.
@@ -217,18 +317,35 @@ func StartStatic() (*StaticServer, error) {
 		return nil, err
 	}
 	s := &StaticServer{Addr: ln.Addr().String(), ln: ln}
+	s.def.Store(&StaticBody{})
 	s.srv = &fasthttp.Server{NoDefaultContentType: true, Handler: func(ctx *fasthttp.RequestCtx) {
-		ctx.Response.Header.SetContentType(*s.ct.Load())
-		ctx.Response.SetBodyRaw(*s.body.Load())
+		b := s.def.Load()
+		if t := s.table.Load(); t != nil {
+			if tb, ok := (*t)[string(ctx.RequestURI())]; ok {
+				b = tb
+			}
+		}
+		ctx.Response.Header.SetContentType(b.ContentType)
+		ctx.Response.SetBodyRaw(b.Body)
 	}}
 	go s.srv.Serve(ln)
 	return s, nil
 }
 
-// Serve makes the server answer with body.
+// Serve makes the server answer every request with body.
 func (s *StaticServer) Serve(contentType string, body []byte) {
-	s.ct.Store(&contentType)
-	s.body.Store(&body)
+	s.table.Store(nil)
+	s.def.Store(&StaticBody{ContentType: contentType, Body: body})
+}
+
+// ServeTable makes the server answer each request URI (path and query) of
+// t with its body, and any other with the last body given to Serve.
+func (s *StaticServer) ServeTable(t map[string]StaticBody) {
+	m := make(map[string]*StaticBody, len(t))
+	for k, v := range t {
+		m[k] = &v
+	}
+	s.table.Store(&m)
 }
 
 // Close stops the server.
@@ -239,20 +356,61 @@ type Row struct {
 	Result
 	Ceiling  float64 // static handler's requests per second for the same bytes
 	Ratio    float64 // RPS / Ceiling
-	HalfPeak Result  // the route paced at half of its peak
-	// StaticHalfPeak is the static handler paced at half of its own peak:
-	// the latency floor of the machine and the harness.
+	HalfPeak Result  // the route at the smallest concurrency reaching half of its peak
+	// StaticHalfPeak is the static handler at half of its own peak: the
+	// latency floor of the machine and the harness.
 	StaticHalfPeak Result
 	HalfPeakConns  int
+	// PG is the database peer's run of the same query, nil when there is
+	// none (see PGRun).
+	PG *PGQuery
 }
 
 // WriteTable writes rows as a Markdown table.
 func WriteTable(w io.Writer, rows []Row) {
-	fmt.Fprintln(w, "| route | req/s | p50 | p99 | p99.9 | bytes | allocs/req | static req/s | ratio | at half peak: conns, req/s, p50 / p99 | static at half its peak: p50 / p99 |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| route | req/s | p50 | p99 | p99.9 | bytes | allocs/req | static req/s | ratio | at half peak: conns, req/s, p50 / p99 | static at half its peak: p50 / p99 | PostgreSQL req/s | × PostgreSQL |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %s | %d | %.1f | %.0f | %.0f%% | %d, %.0f, %s / %s | %s / %s |\n", r.Route, r.RPS, fmtDur(r.P50), fmtDur(r.P99), fmtDur(r.P999),
-			r.BytesPerResp, r.AllocsPerReq, r.Ceiling, 100*r.Ratio, r.HalfPeakConns, r.HalfPeak.RPS, fmtDur(r.HalfPeak.P50), fmtDur(r.HalfPeak.P99), fmtDur(r.StaticHalfPeak.P50), fmtDur(r.StaticHalfPeak.P99))
+		half, staticHalf := "–", "–"
+		if r.HalfPeakConns > 0 {
+			half = fmt.Sprintf("%d, %.0f, %s / %s", r.HalfPeakConns, r.HalfPeak.RPS, fmtDur(r.HalfPeak.P50), fmtDur(r.HalfPeak.P99))
+			staticHalf = fmt.Sprintf("%s / %s", fmtDur(r.StaticHalfPeak.P50), fmtDur(r.StaticHalfPeak.P99))
+		}
+		pg, x := "", ""
+		if r.PG != nil && r.PG.TPS > 0 {
+			pg, x = fmt.Sprintf("%.0f", r.PG.TPS), fmt.Sprintf("%.1f×", r.RPS/r.PG.TPS)
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %s | %d | %.1f | %.0f | %.0f%% | %s | %s | %s | %s |\n", r.Route, r.RPS, fmtDur(r.P50), fmtDur(r.P99), fmtDur(r.P999),
+			r.BytesPerResp, r.AllocsPerReq, r.Ceiling, 100*r.Ratio, half, staticHalf, pg, x)
+	}
+}
+
+// WritePGTable writes the rows that have a database peer side by side
+// with it: our route (lookup, rendering and HTTP included) against the
+// query alone in PostgreSQL, at the same concurrency.
+func WritePGTable(w io.Writer, rows []Row, pg *PGRun) {
+	n := 0
+	for _, r := range rows {
+		if r.PG != nil {
+			n++
+		}
+	}
+	if n == 0 || pg == nil {
+		return
+	}
+	fmt.Fprintf(w, "Against %s, the query alone over %d rows (pgbench -c %d -T %ds, %s):\n\n", pg.Version, pg.Rows, pg.Concurrency, pg.DurationS, pg.Protocol)
+	fmt.Fprintln(w, "| route | req/s | p50 | p99 | PostgreSQL req/s | PostgreSQL p50 | PostgreSQL p99 | × PostgreSQL |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rows {
+		if r.PG == nil {
+			continue
+		}
+		x := ""
+		if r.PG.TPS > 0 {
+			x = fmt.Sprintf("**%.1f×**", r.RPS/r.PG.TPS)
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %.0f | %s | %s | %s |\n", r.Route, r.RPS, fmtDur(r.P50), fmtDur(r.P99),
+			r.PG.TPS, fmtMillis(r.PG.P50Ms), fmtMillis(r.PG.P99Ms), x)
 	}
 }
 
@@ -262,3 +420,5 @@ func fmtDur(d time.Duration) string {
 	}
 	return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000)
 }
+
+func fmtMillis(ms float64) string { return fmtDur(time.Duration(ms * float64(time.Millisecond))) }

@@ -1,0 +1,161 @@
+package bench
+
+import (
+	"bytes"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vspec/catalogue/data/gen"
+	"github.com/vspec/catalogue/data/vocab"
+	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/httpd"
+	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/publicid"
+	"github.com/vspec/catalogue/loader"
+)
+
+// smallServer serves a 1 % catalogue with unlimited limits and returns its
+// address, a free key, an apify key, the service and the snapshot bytes.
+func smallServer(t *testing.T) (addr, freeKey, apifyKey string, svc *httpd.Service, file []byte) {
+	t.Helper()
+	set, err := gen.Generate(vocab.Default(), gen.Options{Scale: 0.01, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := loader.Write(&buf, set); err != nil {
+		t.Fatal(err)
+	}
+	file = buf.Bytes()
+	cat, err := loader.FromBytes(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	keys, err := access.Open(filepath.Join(state, "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { keys.Close() })
+	if freeKey, _, err = keys.Create(access.PlanFree, access.StateActive, "", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if apifyKey, _, err = keys.Create(access.PlanApify, access.StateActive, "", "test"); err != nil {
+		t.Fatal(err)
+	}
+	secret, err := publicid.LoadOrCreateSecret(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec, err := publicid.New(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svc, err = httpd.New(cat, httpd.Options{Codec: codec, Keys: keys, Limits: unlimited()}); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := svc.Server()
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown() })
+	return ln.Addr().String(), freeKey, apifyKey, svc, file
+}
+
+// TestMixAgainstServer discovers the ids through the API of a real server
+// (small catalogue) with a token key and with a raw-id key, and checks
+// that every route of the mix answers 200, except search while the server
+// has no /v1/search (404, skipped by the runs).
+func TestMixAgainstServer(t *testing.T) {
+	addr, freeKey, apifyKey, svc, file := smallServer(t)
+	for _, key := range []string{freeKey, apifyKey} {
+		ids, err := DiscoverIDs(addr, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids.BrandSlug != "volkswagen" || ids.VariantID == "" || ids.GenerationID == "" || len(ids.Compare) != 4 {
+			t.Fatalf("ids %+v", ids)
+		}
+		raw := key == apifyKey
+		if strings.HasPrefix(ids.VariantID, "v_") == raw || strings.HasPrefix(ids.Compare[3], "v_") == raw {
+			t.Errorf("ids %+v for an apify key: %v", ids, raw)
+		}
+		routes := Mix(ids)
+		names := map[string]bool{}
+		for _, rt := range routes {
+			names[rt.Name] = true
+			if rt.Path == "" || rt.Path != rt.paths()[0] {
+				t.Errorf("%s: path %q, paths %q", rt.Name, rt.Path, rt.Paths)
+			}
+			cfg := Config{Addr: addr, Key: key, Concurrency: 1}
+			_, err := check(cfg, cfg.client(), rt)
+			if err != nil && !(strings.HasPrefix(rt.Name, "search") && IsNotFound(err)) {
+				t.Errorf("%v", err)
+			}
+		}
+		for _, want := range []string{"variant detail", "specs en", "specs de", "specs ar imperial", "brands", "models",
+			"generation variants", RouteFilter2, RouteFilter3, "compare 4", RouteSearchPrefixes, RouteSearchTypos} {
+			if !names[want] {
+				t.Errorf("the mix lacks %q", want)
+			}
+		}
+	}
+	// A short reload run on the real server: no request fails across swaps.
+	ids, _ := DiscoverIDs(addr, freeKey)
+	var routes []Route
+	for _, rt := range Mix(ids) {
+		if rt.Name == "variant detail" || rt.Name == "specs de" || rt.Name == RouteFilter2 || rt.Name == RouteSearchTypos {
+			routes = append(routes, rt)
+		}
+	}
+	decode := func() (*engine.Catalogue, error) { return loader.FromBytes(file) }
+	plan := ReloadPlan{Every: 150 * time.Millisecond, Window: 150 * time.Millisecond}
+	r, err := RunUnderReload(Config{Addr: addr, Key: freeKey, Concurrency: 4, Duration: 1500 * time.Millisecond}, routes, plan, decode, svc.Install)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Errors != 0 || len(r.Swaps) == 0 || r.Requests < 100 {
+		t.Errorf("reload run: %d requests, %d failed, %d swaps: %v", r.Requests, r.Errors, len(r.Swaps), r.FirstErrors)
+	}
+}
+
+func TestHostPort(t *testing.T) {
+	f := func(in, want string) {
+		t.Helper()
+		if got := HostPort(in); got != want {
+			t.Errorf("HostPort(%q) = %q, want %q", in, got, want)
+		}
+	}
+	f("127.0.0.1:8080", "127.0.0.1:8080")
+	f("http://127.0.0.1:8080", "127.0.0.1:8080")
+	f("http://api.example:80/v1", "api.example:80")
+	f("", "")
+}
+
+func TestFilterCaseQuery(t *testing.T) {
+	if got := Filters2[0].Query(); got != "fuel=diesel&power_min=150" {
+		t.Errorf("Filters2[0] = %q", got)
+	}
+	if got := Filters3[0].Query(); got != "fuel=diesel&power_min=150&body=suv" {
+		t.Errorf("Filters3[0] = %q", got)
+	}
+	rts := Mix(MixIDs{BrandSlug: "b", GenerationID: "g_1", VariantID: "v_1", Compare: []string{"v_1", "v_2", "v_3", "v_4"}})
+	byName := map[string]Route{}
+	for _, rt := range rts {
+		byName[rt.Name] = rt
+	}
+	if p := byName["compare 4"].Path; p != "/v1/compare?ids=v_1,v_2,v_3,v_4" {
+		t.Errorf("compare path %q", p)
+	}
+	if p := byName[RouteSearchPrefixes].Paths; len(p) != len(SearchPrefixes) || p[2] != "/v1/search?q=bmw+3" {
+		t.Errorf("search paths %q", p)
+	}
+	if p := byName[RouteFilter3].Path; p != "/v1/variants?fuel=diesel&power_min=150&body=suv" {
+		t.Errorf("filter path %q", p)
+	}
+}
