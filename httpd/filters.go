@@ -98,23 +98,7 @@ func (s *Service) variantsFilter(ctx *fasthttp.RequestCtx, rq *request) {
 		problem(ctx, fasthttp.StatusBadRequest, "Bad Request", "The filters cannot be combined: "+err.Error())
 		return
 	}
-	rq.rows = rows
-	n := min(len(rows), rq.limit)
-	b := append(rq.buf[:0], `{"data":[`...)
-	for i, r := range rows[:n] {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '{')
-		b = rq.appendVariantFields(b, r)
-		b = append(b, '}')
-	}
-	var next []byte
-	if len(rows) > n {
-		next = binary.LittleEndian.AppendUint32(rq.tmp[:0], c.VarID[rows[n-1]])
-		rq.tmp = next
-	}
-	s.listEnd(ctx, rq, b, bind, next)
+	s.variantPage(ctx, rq, rows, bind)
 }
 
 // compare answers GET /v1/compare?ids=: 2 to 4 variants side by side, in

@@ -102,6 +102,29 @@ func (s *Service) openCursor(rq *request, bind uint64) []byte {
 	return pos
 }
 
+// variantPage sends a page of variant summaries: rows holds up to limit+1
+// rows in stable-id order, the extra one only saying that a next page
+// exists. rows is kept as the request's scratch for the next request.
+func (s *Service) variantPage(ctx *fasthttp.RequestCtx, rq *request, rows []uint32, bind uint64) {
+	rq.rows = rows
+	n := min(len(rows), rq.limit)
+	b := append(rq.buf[:0], `{"data":[`...)
+	for i, r := range rows[:n] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		b = rq.appendVariantFields(b, r)
+		b = append(b, '}')
+	}
+	var next []byte
+	if len(rows) > n {
+		next = binary.LittleEndian.AppendUint32(rq.tmp[:0], rq.v.cat.VarID[rows[n-1]])
+		rq.tmp = next
+	}
+	s.listEnd(ctx, rq, b, bind, next)
+}
+
 // listEnd closes data, writes links (next only when more rows follow) and
 // meta, and sends the response.
 func (s *Service) listEnd(ctx *fasthttp.RequestCtx, rq *request, b []byte, bind uint64, next []byte) {
@@ -274,23 +297,7 @@ func (s *Service) listGenerationVariants(ctx *fasthttp.RequestCtx, rq *request, 
 			rows = append(rows, r)
 		}
 	}
-	rq.rows = rows
-	n := min(len(rows), rq.limit)
-	b := append(rq.buf[:0], `{"data":[`...)
-	for i, r := range rows[:n] {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '{')
-		b = rq.appendVariantFields(b, r)
-		b = append(b, '}')
-	}
-	var next []byte
-	if len(rows) > n {
-		next = binary.LittleEndian.AppendUint32(rq.tmp[:0], c.VarID[rows[n-1]])
-		rq.tmp = next
-	}
-	s.listEnd(ctx, rq, b, bind, next)
+	s.variantPage(ctx, rq, rows, bind)
 }
 
 // Variants.
