@@ -27,7 +27,6 @@ var filterParams = []string{"fuel", "body", "drive", "power_min", "power_max", "
 func (s *Service) variantsFilter(ctx *fasthttp.RequestCtx, rq *request) {
 	args := ctx.QueryArgs()
 	conds := make([]query.Q, 0, 8)
-	var canon []byte // canonical filter text, bound into the cursor
 	for k, v := range args.All() {
 		name := string(k)
 		switch name {
@@ -44,7 +43,7 @@ func (s *Service) variantsFilter(ctx *fasthttp.RequestCtx, rq *request) {
 			badParam(ctx, rq, k, "is not a parameter of this endpoint; it accepts locale, limit, cursor, fuel, body, drive, power_min, power_max, price_max, year, ev")
 			return
 		}
-		if len(args.PeekMulti(name)) > 1 {
+		if timesGiven(args, k) > 1 {
 			badParam(ctx, rq, k, "is given more than once")
 			return
 		}
@@ -84,7 +83,7 @@ func (s *Service) variantsFilter(ctx *fasthttp.RequestCtx, rq *request) {
 		return
 	}
 	q := query.Simplify(query.And{Children: conds})
-	canon = append(canon, q.String()...)
+	canon := q.AppendText(make([]byte, 0, 128)) // the canonical filter text, bound into the cursor
 	bind := s.binding(rq, routeFilter, canon)
 	after := uint32(0)
 	if pos := s.openCursor(rq, bind); len(pos) == 4 {
@@ -99,6 +98,18 @@ func (s *Service) variantsFilter(ctx *fasthttp.RequestCtx, rq *request) {
 		return
 	}
 	s.variantPage(ctx, rq, rows, bind)
+}
+
+// timesGiven counts the query arguments named key, without the allocation
+// of Args.PeekMulti.
+func timesGiven(args *fasthttp.Args, key []byte) int {
+	n := 0
+	for k := range args.All() {
+		if bytes.Equal(k, key) {
+			n++
+		}
+	}
+	return n
 }
 
 // compare answers GET /v1/compare?ids=: 2 to 4 variants side by side, in

@@ -1,21 +1,25 @@
 // Package query is the pure query AST of catalogue filters: And, Or, Not,
 // Term (an enumerated field equal to a value), Range (a numeric field in an
-// inclusive range) and Const, each with String() for logs and tests, and
-// Simplify. It knows nothing of indexes or of the catalogue; the engine
+// inclusive range) and Const, each with a canonical text (AppendText, and
+// String for logs and tests), and Simplify. It knows nothing of indexes or of the catalogue; the engine
 // plans and executes a simplified query.
 //
 // The package imports only the standard library.
 package query
 
 import (
+	"bytes"
 	"fmt"
 	"math"
-	"sort"
-	"strings"
+	"slices"
+	"strconv"
 )
 
 // Q is a query node.
 type Q interface {
+	// AppendText appends the node's canonical text, which String returns.
+	// Cursors are bound to it, so equal queries must print equally.
+	AppendText(dst []byte) []byte
 	String() string
 	isQ()
 }
@@ -75,30 +79,49 @@ func (Term) isQ()  {}
 func (Range) isQ() {}
 func (Const) isQ() {}
 
-func join(op string, qs []Q) string {
-	parts := make([]string, len(qs))
+func appendJoin(dst []byte, op string, qs []Q) []byte {
+	dst = append(append(append(dst, '('), op...), ' ')
 	for i, q := range qs {
-		parts[i] = q.String()
+		if i > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = q.AppendText(dst)
 	}
-	return "(" + op + " " + strings.Join(parts, " ") + ")"
+	return append(dst, ')')
 }
 
-func (q And) String() string   { return join("and", q.Children) }
-func (q Or) String() string    { return join("or", q.Children) }
-func (q Not) String() string   { return "(not " + q.Child.String() + ")" }
-func (q Term) String() string  { return fmt.Sprintf("%s:%q", q.Field, q.Value) }
-func (q Const) String() string { return fmt.Sprint(q.Value) }
+func (q And) AppendText(dst []byte) []byte { return appendJoin(dst, "and", q.Children) }
+func (q Or) AppendText(dst []byte) []byte  { return appendJoin(dst, "or", q.Children) }
+func (q Not) AppendText(dst []byte) []byte {
+	return append(q.Child.AppendText(append(dst, "(not "...)), ')')
+}
+func (q Term) AppendText(dst []byte) []byte {
+	return strconv.AppendQuote(append(append(dst, q.Field.String()...), ':'), q.Value)
+}
+func (q Const) AppendText(dst []byte) []byte { return strconv.AppendBool(dst, q.Value) }
 
-func (q Range) String() string {
-	lo, hi := "*", "*"
+func (q Range) AppendText(dst []byte) []byte {
+	dst = append(append(dst, q.Field.String()...), ":["...)
 	if q.Lo != math.MinInt64 {
-		lo = fmt.Sprint(q.Lo)
+		dst = strconv.AppendInt(dst, q.Lo, 10)
+	} else {
+		dst = append(dst, '*')
 	}
+	dst = append(dst, ',')
 	if q.Hi != math.MaxInt64 {
-		hi = fmt.Sprint(q.Hi)
+		dst = strconv.AppendInt(dst, q.Hi, 10)
+	} else {
+		dst = append(dst, '*')
 	}
-	return fmt.Sprintf("%s:[%s,%s]", q.Field, lo, hi)
+	return append(dst, ']')
 }
+
+func (q And) String() string   { return string(q.AppendText(nil)) }
+func (q Or) String() string    { return string(q.AppendText(nil)) }
+func (q Not) String() string   { return string(q.AppendText(nil)) }
+func (q Term) String() string  { return string(q.AppendText(nil)) }
+func (q Const) String() string { return string(q.AppendText(nil)) }
+func (q Range) String() string { return string(q.AppendText(nil)) }
 
 // AtLeast and AtMost build one-sided ranges.
 func AtLeast(f Field, lo int64) Range { return Range{f, lo, math.MaxInt64} }
@@ -115,8 +138,8 @@ func AtMost(f Field, hi int64) Range { return Range{f, math.MinInt64, hi} }
 func Simplify(q Q) Q {
 	switch q := q.(type) {
 	case And:
-		var kids []Q
-		ranges := map[Field]int{}
+		kids := make([]Q, 0, len(q.Children))
+		var ranges [len(fieldNames)]int // position of a field's range in kids, plus one
 		for _, c := range q.Children {
 			c = Simplify(c)
 			switch c := c.(type) {
@@ -129,7 +152,8 @@ func Simplify(q Q) Q {
 				kids = append(kids, c.Children...)
 				continue
 			case Range:
-				if i, ok := ranges[c.Field]; ok {
+				if int(c.Field) < len(ranges) && ranges[c.Field] > 0 {
+					i := ranges[c.Field] - 1
 					r := kids[i].(Range)
 					r.Lo, r.Hi = max(r.Lo, c.Lo), min(r.Hi, c.Hi)
 					if r.Lo > r.Hi {
@@ -138,7 +162,9 @@ func Simplify(q Q) Q {
 					kids[i] = r
 					continue
 				}
-				ranges[c.Field] = len(kids)
+				if int(c.Field) < len(ranges) {
+					ranges[c.Field] = len(kids) + 1
+				}
 			}
 			kids = append(kids, c)
 		}
@@ -191,6 +217,23 @@ func Simplify(q Q) Q {
 	return q
 }
 
+// sortByText sorts qs by their canonical text, each text printed once.
 func sortByText(qs []Q) {
-	sort.SliceStable(qs, func(i, j int) bool { return qs[i].String() < qs[j].String() })
+	type keyed struct {
+		q        Q
+		from, to int
+	}
+	ks := make([]keyed, len(qs))
+	text := make([]byte, 0, 48*len(qs)) // one allocation for the usual texts
+	for i, q := range qs {
+		from := len(text)
+		text = q.AppendText(text)
+		ks[i] = keyed{q, from, len(text)}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		return bytes.Compare(text[a.from:a.to], text[b.from:b.to])
+	})
+	for i, k := range ks {
+		qs[i] = k.q
+	}
 }

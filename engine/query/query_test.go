@@ -27,3 +27,19 @@ func TestSimplify(t *testing.T) {
 		t.Errorf("%s != %s", a, b)
 	}
 }
+
+// TestText pins the canonical text that cursors are bound to: a change here
+// invalidates every filter cursor in circulation.
+func TestText(t *testing.T) {
+	q := Or{[]Q{Not{Term{Body, `sp"ort\x`}}, Range{Year, -5, 2020}, AtLeast(Power, 90), Const{true}}}
+	want := `(or (not body:"sp\"ort\\x") year:[-5,2020] power_hp:[90,*] true)`
+	if got := q.String(); got != want {
+		t.Errorf("String() = %s, want %s", got, want)
+	}
+	if got := string(q.AppendText([]byte("prefix "))); got != "prefix "+want {
+		t.Errorf("AppendText after a prefix = %s", got)
+	}
+	if got := Field(42).String(); got != "field(42)" {
+		t.Errorf("unknown field prints %s", got)
+	}
+}
