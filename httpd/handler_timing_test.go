@@ -78,8 +78,8 @@ func BenchmarkHandlers(b *testing.B) {
 			return "/v1/generations/" + e.codec.Token(publicid.Generation, e.cat.GenID[e.cat.VarGen[e.cat.Demo[0]]]) + "/variants"
 		})
 	})
-	// Filter, search and compare, rendered on every request (the body cache
-	// off) and from the rendered-body cache.
+	// Filter, search and compare with the body and search caches off and on
+	// (only search's first pages are cached; filter and compare render always).
 	compare := func(e *env) string {
 		u := "/v1/compare?ids="
 		for i := 0; i < 4; i++ {
@@ -100,7 +100,7 @@ func BenchmarkHandlers(b *testing.B) {
 	for _, name := range []string{"filter-2", "filter-3", "search", "search-typo", "compare-4"} {
 		uri := queries[name]
 		b.Run(name+"-uncached", func(b *testing.B) {
-			benchRouteOpts(b, uri, func(o *httpd.Options) { o.BodyCacheBytes = -1 })
+			benchRouteOpts(b, uri, func(o *httpd.Options) { o.BodyCacheBytes, o.SearchCacheBytes = -1, -1 })
 		})
 		b.Run(name, func(b *testing.B) { benchRoute(b, uri) })
 	}

@@ -66,8 +66,13 @@ func (s *Service) search(ctx *fasthttp.RequestCtx, rq *request) {
 			after.Row = row
 		}
 	}
-	matches := c.Search(rq.matches[:0], folded, s.opts.SearchThreshold, after, rq.limit)
-	rq.matches = matches
+	var matches []engine.SearchMatch
+	if after == nil {
+		matches = s.firstSearchPage(rq, folded)
+	} else {
+		matches = c.Search(rq.matches[:0], folded, s.opts.SearchThreshold, after, rq.limit)
+		rq.matches = matches
+	}
 	n := min(len(matches), rq.limit)
 	b := append(rq.buf[:0], `{"data":[`...)
 	for i, m := range matches[:n] {

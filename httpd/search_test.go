@@ -1,10 +1,15 @@
 package httpd_test
 
 import (
+	"bytes"
+	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/vspec/catalogue/data/gen"
+	"github.com/vspec/catalogue/data/vocab"
 	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/loader"
 )
 
 func TestSearch(t *testing.T) {
@@ -85,4 +90,69 @@ func TestDemoSearch(t *testing.T) {
 		t.Errorf("punctuation matched %d demo cars", len(r))
 	}
 	e.problem(e.get("/v1/search", e.demo), 400, `"q" is required`)
+}
+
+// TestSearchCache checks the first-page search cache: a repeated query is
+// answered with the same bytes, every limit and locale gets its own page,
+// and after a reload the page comes from the new catalogue, never the old.
+func TestSearchCache(t *testing.T) {
+	e := newEnv(t)
+	first := e.get("/v1/search?q=golf&limit=5", e.free)
+	e.svc.WaitCaches()
+	again := e.get("/v1/search?q=golf&limit=5", e.free)
+	if first.status != 200 || !bytes.Equal(first.body, again.body) {
+		t.Fatalf("a repeated search changed: %d %s\n%s", first.status, first.body, again.body)
+	}
+	if n := len(e.ok("/v1/search?q=golf&limit=3", e.free)["data"].([]any)); n != 3 {
+		t.Errorf("limit=3 after a cached limit=5 page gave %d rows", n)
+	}
+	de := e.ok("/v1/search?q=golf&limit=5&locale=de", e.free)
+	if de["meta"].(map[string]any)["locale"] != "de" {
+		t.Error("a cached page answered another locale")
+	}
+
+	// Another catalogue, three times larger: a search for a car only it holds
+	// must answer from it, not from the page cached for the old one.
+	s, err := gen.Generate(vocab.Default(), gen.Options{Scale: 0.03, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := loader.Write(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := loader.FromBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldNames := map[string]bool{}
+	for r := range e.cat.VarID {
+		oldNames[e.cat.VarName.String(uint32(r))] = true
+	}
+	q := ""
+	for r := range c2.VarID {
+		if name := c2.VarName.String(uint32(r)); !oldNames[name] {
+			q = engine.Fold(name)
+			break
+		}
+	}
+	path := "/v1/search?limit=50&q=" + url.QueryEscape(q)
+	old := e.get(path, e.free)
+	e.svc.WaitCaches()
+	e.svc.Install(c2)
+	after := e.get(path, e.free)
+	if bytes.Equal(after.body, old.body) {
+		t.Fatal("the reloaded catalogue answered with the old catalogue's page")
+	}
+	got := after.json(t)["data"].([]any)
+	want := c2.Search(nil, q, 0.5, nil, 50)[:min(50, len(got))]
+	if len(got) == 0 || len(got) != len(want) {
+		t.Fatalf("after a reload %d results, the new catalogue has %d", len(got), len(want))
+	}
+	for i, r := range got {
+		m := r.(map[string]any)
+		if str(m, "display_name") != c2.VarName.String(want[i].Row) || float32(m["score"].(float64)) != want[i].Score {
+			t.Fatalf("q=%q: after a reload result %d is %v, want row %d of the new catalogue (%s %v)", q, i, m, want[i].Row, c2.VarName.String(want[i].Row), want[i].Score)
+		}
+	}
 }

@@ -51,6 +51,9 @@ type Options struct {
 	// BodyCacheBytes bounds the cache of rendered variant and specs bodies.
 	// Default 256 MiB; negative disables it.
 	BodyCacheBytes int64
+	// SearchCacheBytes bounds the cache of first-page search results
+	// (matches, not bodies). Default 32 MiB; negative disables it.
+	SearchCacheBytes int64
 	// CDNBase overrides the snapshot's image URL base when set.
 	CDNBase string
 	// LicensingURL is where GET /export points. Default
@@ -83,6 +86,9 @@ func (o *Options) SetDefaults() {
 	if o.BodyCacheBytes == 0 {
 		o.BodyCacheBytes = 256 << 20
 	}
+	if o.SearchCacheBytes == 0 {
+		o.SearchCacheBytes = 32 << 20
+	}
 	if o.LicensingURL == "" {
 		o.LicensingURL = "https://vspec.example/licensing"
 	}
@@ -102,13 +108,14 @@ type Service struct {
 	opts       Options
 	view       atomic.Pointer[view]
 	handler    fasthttp.RequestHandler
-	cache      *ristretto.Cache[uint64, []byte]    // compressed bodies by content hash and coding
-	bodies     *ristretto.Cache[uint64, *rendered] // rendered bodies by bodyKey
-	epoch      atomic.Uint32                       // counts Install calls; part of every bodyKey
-	maxAge     []byte                              // "private, max-age=N"
-	policy     map[access.Plan][]byte              // RateLimit-Policy of each plan
-	limits     [4]access.Limits                    // by plan
-	registered []openapi.Operation                 // every route, for the description test
+	cache      *ristretto.Cache[uint64, []byte]      // compressed bodies by content hash and coding
+	bodies     *ristretto.Cache[uint64, *rendered]   // rendered bodies by bodyKey
+	searches   *ristretto.Cache[uint64, *searchPage] // first-page search matches, see searchcache.go
+	epoch      atomic.Uint32                         // counts Install calls; part of every bodyKey
+	maxAge     []byte                                // "private, max-age=N"
+	policy     map[access.Plan][]byte                // RateLimit-Policy of each plan
+	limits     [4]access.Limits                      // by plan
+	registered []openapi.Operation                   // every route, for the description test
 }
 
 // rendered is an immutable rendered body and its content hash.
@@ -166,6 +173,15 @@ func New(c *engine.Catalogue, opts Options) (*Service, error) {
 		}
 		s.bodies = bodies
 	}
+	if opts.SearchCacheBytes > 0 {
+		searches, err := ristretto.NewCache(&ristretto.Config[uint64, *searchPage]{
+			NumCounters: 200_000, MaxCost: opts.SearchCacheBytes, BufferItems: 64,
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.searches = searches
+	}
 	s.Install(c)
 	s.handler = s.routes()
 	return s, nil
@@ -208,6 +224,9 @@ func (s *Service) WaitCaches() {
 	}
 	if s.cache != nil {
 		s.cache.Wait()
+	}
+	if s.searches != nil {
+		s.searches.Wait()
 	}
 }
 

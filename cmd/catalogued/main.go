@@ -50,6 +50,7 @@ var (
 	cacheMaxAge     = flag.Duration("http.cacheMaxAge", time.Hour, "max-age of Cache-Control on catalogue responses (rounded to seconds); clients revalidate with If-None-Match afterwards")
 	compressedCache = flag.Int64("http.compressedCacheBytes", 64<<20, "memory for compressed response bodies (gzip, br, zstd), in bytes; negative disables the cache. See also -http.bodyCacheBytes")
 	bodyCache       = flag.Int64("http.bodyCacheBytes", 256<<20, "memory for rendered variant and specs bodies, in bytes; negative disables the cache")
+	searchCache     = flag.Int64("http.searchCacheBytes", 32<<20, "memory for the first pages of recent searches (matches, not bodies), in bytes; negative disables the cache")
 	cdnBase         = flag.String("images.cdnBase", "", "base URL of image URLs, without a trailing slash; empty uses the one recorded in the snapshot")
 	licensingURL    = flag.String("licensing.url", "https://vspec.example/licensing", "where GET /v1/export points buyers of licensed exports")
 	upgradeURL      = flag.String("upgrade.url", "https://vspec.example/pricing", "the upgrade path 403 responses give")
@@ -145,7 +146,7 @@ func run() error {
 	svc, err := httpd.New(cat, httpd.Options{
 		KeyFlow: flow, TrustedProxies: proxies,
 		Codec: codec, Keys: keys, Meter: meter, Limits: limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout,
-		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, BodyCacheBytes: *bodyCache, CDNBase: *cdnBase,
+		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, BodyCacheBytes: *bodyCache, SearchCacheBytes: *searchCache, CDNBase: *cdnBase,
 		LicensingURL: *licensingURL, UpgradeURL: *upgradeURL,
 	})
 	if err != nil {
