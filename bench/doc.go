@@ -13,7 +13,9 @@
 //     names by walking the API, so the same mix runs against any server.
 //   - Drive measures one route at fixed concurrency (req/s, p50, p99,
 //     p99.9, bytes, allocations); StaticServer replays the same bytes with
-//     no work, the ceiling each route is compared with; AtHalfPeak measures
+//     no work, the ceiling each route is compared with, and its
+//     allocations (the client's own) give the server's by difference
+//     (Row.ServerAllocsPerReq); AtHalfPeak measures
 //     latency below saturation. A route answering 404 (one the server does
 //     not have yet) is skipped.
 //   - RunUnderReload drives the mix while a fresh catalogue is decoded and

@@ -354,9 +354,14 @@ func (s *StaticServer) Close() error { return s.srv.Shutdown() }
 // Row is one line of a report: a route against its ceiling.
 type Row struct {
 	Result
-	Ceiling  float64 // static handler's requests per second for the same bytes
-	Ratio    float64 // RPS / Ceiling
-	HalfPeak Result  // the route at the smallest concurrency reaching half of its peak
+	Ceiling float64 // static handler's requests per second for the same bytes
+	Ratio   float64 // RPS / Ceiling
+	// CeilingAllocs is the static run's whole-process allocations per
+	// request: the client's own, since the static handler sends a
+	// preallocated body. AllocsPerReq minus it estimates the server's.
+	// Negative when the server is another process.
+	CeilingAllocs float64
+	HalfPeak      Result // the route at the smallest concurrency reaching half of its peak
 	// StaticHalfPeak is the static handler at half of its own peak: the
 	// latency floor of the machine and the harness.
 	StaticHalfPeak Result
@@ -366,9 +371,14 @@ type Row struct {
 	PG *PGQuery
 }
 
+// ServerAllocsPerReq estimates the server's allocations per request: the
+// route's whole-process figure less the static run's, which has the same
+// client, the same bytes and a server that allocates nothing.
+func (r Row) ServerAllocsPerReq() float64 { return max(0, r.AllocsPerReq-r.CeilingAllocs) }
+
 // WriteTable writes rows as a Markdown table.
 func WriteTable(w io.Writer, rows []Row) {
-	fmt.Fprintln(w, "| route | req/s | p50 | p99 | p99.9 | bytes | allocs/req | static req/s | ratio | at half peak: conns, req/s, p50 / p99 | static at half its peak: p50 / p99 | PostgreSQL req/s | × PostgreSQL |")
+	fmt.Fprintln(w, "| route | req/s | p50 | p99 | p99.9 | bytes | allocs/req: process, server | static req/s | ratio | at half peak: conns, req/s, p50 / p99 | static at half its peak: p50 / p99 | PostgreSQL req/s | × PostgreSQL |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		half, staticHalf := "–", "–"
@@ -380,8 +390,12 @@ func WriteTable(w io.Writer, rows []Row) {
 		if r.PG != nil && r.PG.TPS > 0 {
 			pg, x = fmt.Sprintf("%.0f", r.PG.TPS), fmt.Sprintf("%.1f×", r.RPS/r.PG.TPS)
 		}
-		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %s | %d | %.1f | %.0f | %.0f%% | %s | %s | %s | %s |\n", r.Route, r.RPS, fmtDur(r.P50), fmtDur(r.P99), fmtDur(r.P999),
-			r.BytesPerResp, r.AllocsPerReq, r.Ceiling, 100*r.Ratio, half, staticHalf, pg, x)
+		server := "–"
+		if r.CeilingAllocs >= 0 {
+			server = fmt.Sprintf("%.1f", r.ServerAllocsPerReq())
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %s | %d | %.1f, %s | %.0f | %.0f%% | %s | %s | %s | %s |\n", r.Route, r.RPS, fmtDur(r.P50), fmtDur(r.P99), fmtDur(r.P999),
+			r.BytesPerResp, r.AllocsPerReq, server, r.Ceiling, 100*r.Ratio, half, staticHalf, pg, x)
 	}
 }
 

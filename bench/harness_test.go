@@ -259,14 +259,17 @@ func TestReadPG(t *testing.T) {
 		t.Errorf("a truncated file reads")
 	}
 	rows := []Row{
-		{Result: Result{Route: "brands", RPS: 30000, P50: time.Millisecond}, Ceiling: 40000, Ratio: 0.75},
-		{Result: Result{Route: RouteSearchPrefixes, RPS: 8125, P50: 2 * time.Millisecond}, Ceiling: 40000, Ratio: 0.2, PG: q},
+		{Result: Result{Route: "brands", RPS: 30000, P50: time.Millisecond, AllocsPerReq: 5.5}, Ceiling: 40000, Ratio: 0.75, CeilingAllocs: 2.25},
+		{Result: Result{Route: RouteSearchPrefixes, RPS: 8125, P50: 2 * time.Millisecond, AllocsPerReq: 1}, Ceiling: 40000, Ratio: 0.2, PG: q, CeilingAllocs: -1},
+	}
+	if got := rows[0].ServerAllocsPerReq(); got != 3.25 {
+		t.Errorf("server allocations %v, want 5.5 - 2.25", got)
 	}
 	var buf bytes.Buffer
 	WriteTable(&buf, rows)
 	WritePGTable(&buf, rows, r)
 	out := buf.String()
-	for _, want := range []string{"PostgreSQL req/s", "| 812 | 10.0× |", "**10.0×**", "30.10 ms", "140.20 ms", "pgbench -c 32 -T 3s"} {
+	for _, want := range []string{"PostgreSQL req/s", "| 812 | 10.0× |", "**10.0×**", "30.10 ms", "140.20 ms", "pgbench -c 32 -T 3s", "| 5.5, 3.2 |", "| 1.0, – |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("tables lack %q:\n%s", want, out)
 		}

@@ -105,7 +105,10 @@ func BenchmarkLoad(b *testing.B) {
 		if ceil.BytesPerResp != res.BytesPerResp {
 			b.Fatalf("%s: the static handler replays %d bytes per response, the server sends %d", rt.Name, ceil.BytesPerResp, res.BytesPerResp)
 		}
-		row := Row{Result: res, Ceiling: ceil.RPS, Ratio: res.RPS / ceil.RPS, PG: pg.Query(rt.Name)}
+		row := Row{Result: res, Ceiling: ceil.RPS, Ratio: res.RPS / ceil.RPS, CeilingAllocs: ceil.AllocsPerReq, PG: pg.Query(rt.Name)}
+		if *flagTarget != "" {
+			row.CeilingAllocs = -1 // the server is another process: its allocations are not seen here
+		}
 		if *flagHalfPeak {
 			if row.HalfPeak, row.HalfPeakConns, err = AtHalfPeak(cfg, rt, res.RPS); err != nil {
 				b.Fatal(err)
