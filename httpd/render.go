@@ -53,29 +53,25 @@ func newSpecFragments(c *engine.Catalogue) specFragments {
 // Ids.
 
 func (rq *request) appendVariantID(dst []byte, row uint32) []byte {
-	if rq.raw {
-		return strconv.AppendUint(dst, uint64(rq.v.cat.VarID[row]), 10)
-	}
-	dst = append(dst, '"')
-	dst = publicid.AppendTokenValue(dst, publicid.Variant, rq.v.varTok[row])
-	return append(dst, '"')
+	return rq.appendID(dst, publicid.Variant, rq.v.cat.VarID[row], rq.v.varTok[row])
 }
 
 func (rq *request) appendGenerationID(dst []byte, row uint32) []byte {
-	if rq.raw {
-		return strconv.AppendUint(dst, uint64(rq.v.cat.GenID[row]), 10)
-	}
-	dst = append(dst, '"')
-	dst = publicid.AppendTokenValue(dst, publicid.Generation, rq.v.genTok[row])
-	return append(dst, '"')
+	return rq.appendID(dst, publicid.Generation, rq.v.cat.GenID[row], rq.v.genTok[row])
 }
 
 func (rq *request) appendModelID(dst []byte, row uint32) []byte {
+	return rq.appendID(dst, publicid.Model, rq.v.cat.ModelID[row], rq.v.modelTok[row])
+}
+
+// appendID appends an id as the request's id view shows it: the stable
+// number when raw ids were asked for, else the quoted opaque token.
+func (rq *request) appendID(dst []byte, kind publicid.Kind, stable, token uint32) []byte {
 	if rq.raw {
-		return strconv.AppendUint(dst, uint64(rq.v.cat.ModelID[row]), 10)
+		return strconv.AppendUint(dst, uint64(stable), 10)
 	}
 	dst = append(dst, '"')
-	dst = publicid.AppendTokenValue(dst, publicid.Model, rq.v.modelTok[row])
+	dst = publicid.AppendTokenValue(dst, kind, token)
 	return append(dst, '"')
 }
 
