@@ -68,6 +68,23 @@ func (c *Config) client() *fasthttp.HostClient {
 	}
 }
 
+// newRequests builds a request for each path, one worker's set: a worker
+// sends them in turn over its own connection. Release them with
+// releaseRequests.
+func (c *Config) newRequests(paths []string) []*fasthttp.Request {
+	reqs := make([]*fasthttp.Request, len(paths))
+	for i, p := range paths {
+		reqs[i] = c.newRequest(p)
+	}
+	return reqs
+}
+
+func releaseRequests(reqs []*fasthttp.Request) {
+	for _, r := range reqs {
+		fasthttp.ReleaseRequest(r)
+	}
+}
+
 // newRequest returns a request for path on cfg's server carrying cfg's key.
 // The caller releases it with fasthttp.ReleaseRequest.
 func (c *Config) newRequest(path string) *fasthttp.Request {
@@ -159,11 +176,8 @@ func Drive(cfg Config, route Route) (Result, error) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			reqs := make([]*fasthttp.Request, len(paths))
-			for i, p := range paths {
-				reqs[i] = cfg.newRequest(p)
-				defer fasthttp.ReleaseRequest(reqs[i])
-			}
+			reqs := cfg.newRequests(paths)
+			defer releaseRequests(reqs)
 			res := fasthttp.AcquireResponse()
 			defer fasthttp.ReleaseResponse(res)
 			l := lat[w][:0]

@@ -128,11 +128,8 @@ func RunUnderReload[C any](cfg Config, routes []Route, plan ReloadPlan, decode f
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			reqs := make([]*fasthttp.Request, len(paths))
-			for i, p := range paths {
-				reqs[i] = cfg.newRequest(p)
-				defer fasthttp.ReleaseRequest(reqs[i])
-			}
+			reqs := cfg.newRequests(paths)
+			defer releaseRequests(reqs)
 			resp := fasthttp.AcquireResponse()
 			defer fasthttp.ReleaseResponse(resp)
 			ss := make([]sample, 0, 1<<16)
