@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/publicid"
+	"github.com/vspec/catalogue/httpd/x402"
 	"github.com/vspec/catalogue/loader"
 )
 
@@ -31,6 +33,9 @@ type env struct {
 	snap  []byte
 	codec *publicid.Codec
 	keys  *access.Store
+	// Payments are on, as on the embedded defaults: x402 with the built-in
+	// facilitator recording receipts in payStore.
+	payStore *x402.Store
 
 	free, apify, demo, pending, revoked string
 }
@@ -80,8 +85,10 @@ func newEnv(t testing.TB, opts ...func(*httpd.Options)) *env {
 	e.pending, e.revoked = mk(access.PlanApify, access.StatePending), mk(access.PlanFree, access.StateRevoked)
 	// Limits are raised for the tests; the limit tests set their own.
 	high := access.Limits{1 << 30, 1 << 30, 1 << 30}
+	e.payStore = testPaymentStore(t)
 	o := httpd.Options{Codec: e.codec, Keys: e.keys, LicensingURL: "https://licensing.example/offer", UpgradeURL: "https://upgrade.example/",
-		Limits: map[access.Plan]access.Limits{access.PlanFree: high, access.PlanApify: high, access.PlanDemo: high}}
+		Limits:   map[access.Plan]access.Limits{access.PlanFree: high, access.PlanApify: high, access.PlanDemo: high},
+		Payments: testGate(t, e.payStore, nil), PublicURL: "https://api.example.org/v1"}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -210,6 +217,33 @@ func (e *env) walk(path, key string) []map[string]any {
 	}
 }
 
+// testPayTo receives the tests' payments.
+const testPayTo = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+
+func testPaymentStore(t testing.TB) *x402.Store {
+	t.Helper()
+	st, err := x402.OpenStore(filepath.Join(t.TempDir(), "payments.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// testGate takes payments to testPayTo, through f or the built-in
+// facilitator over store.
+func testGate(t testing.TB, store *x402.Store, f x402.Facilitator) *x402.Gate {
+	t.Helper()
+	if f == nil {
+		f = &x402.Local{Store: store}
+	}
+	g, err := x402.New(x402.Config{PayTo: testPayTo, Facilitator: f, Nonces: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 func withParam(path, k, v string) string {
 	u, _ := url.Parse(path)
 	q := u.Query()
@@ -226,7 +260,8 @@ func newEnvWith(t testing.TB, e *env, opts ...func(*httpd.Options)) *env {
 	t.Helper()
 	e2 := *e
 	high := access.Limits{1 << 30, 1 << 30, 1 << 30}
-	o := httpd.Options{Codec: e.codec, Keys: e.keys, Limits: map[access.Plan]access.Limits{access.PlanFree: high, access.PlanApify: high, access.PlanDemo: high}}
+	o := httpd.Options{Codec: e.codec, Keys: e.keys, Limits: map[access.Plan]access.Limits{access.PlanFree: high, access.PlanApify: high, access.PlanDemo: high},
+		Payments: testGate(t, e.payStore, nil), PublicURL: "https://api.example.org/v1"}
 	for _, f := range opts {
 		f(&o)
 	}

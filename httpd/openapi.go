@@ -68,6 +68,12 @@ func (s *Service) describe(v *view) *described {
 
 	in := openapi.Inputs{Locales: c.Locales, Variants: len(c.VarID), SpecTypes: len(c.Specs), UpgradeURL: s.opts.UpgradeURL,
 		LicensingURL: s.opts.LicensingURL, SearchThreshold: s.opts.SearchThreshold, Examples: ex}
+	if g := s.opts.Payments; g != nil {
+		o := g.Offer(0)
+		in.Payments = &openapi.Payments{Network: o.Network, Asset: o.Asset, AssetName: o.Extra.Name, PayTo: o.PayTo, MaxTimeoutSeconds: o.MaxTimeoutSeconds,
+			PerMinute: s.opts.PaidLimiter.Limit(), Settles: g.Settles(), Prices: map[string]int64{
+				"getVariantSpecs": OpSpecs.Price(), "search": OpSearch.Price(), "filterVariants": OpFilter.Price(), "compare": OpCompare.Price()}}
+	}
 	en := c.English()
 	for code := range c.Enums[enumIndexOf(c, "fuel")].Slugs {
 		in.Fuels = append(in.Fuels, c.FuelSlug(uint8(code)))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/netip"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/vspec/catalogue/httpd/keyflow"
 	"github.com/vspec/catalogue/httpd/openapi"
 	"github.com/vspec/catalogue/httpd/publicid"
+	"github.com/vspec/catalogue/httpd/x402"
 )
 
 // Options configures the HTTP edge. The zero value is usable after
@@ -37,6 +39,15 @@ type Options struct {
 	KeyFlow *keyflow.Flow
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
+	// Payments takes x402 payments for the four payable operations from
+	// callers without a key. Nil answers them 401 like every keyed route.
+	Payments *x402.Gate
+	// PaidLimiter limits keyless paid calls per network. Default 60 a
+	// minute.
+	PaidLimiter *access.NetworkLimiter
+	// PublicURL is the API's public URL, ending in /v1; 402s name resources
+	// under it. Default "http://localhost/v1".
+	PublicURL string
 
 	// ReadTimeout and WriteTimeout bound one request. Defaults 10 s.
 	ReadTimeout, WriteTimeout time.Duration
@@ -98,6 +109,13 @@ func (o *Options) SetDefaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.PaidLimiter == nil {
+		o.PaidLimiter = access.NewNetworkLimiter(60)
+	}
+	if o.PublicURL == "" {
+		o.PublicURL = "http://localhost/v1"
+	}
+	o.PublicURL = strings.TrimSuffix(o.PublicURL, "/")
 	if o.SearchThreshold == 0 {
 		o.SearchThreshold = 0.5
 	}
@@ -116,6 +134,13 @@ type Service struct {
 	policy     map[access.Plan][]byte                // RateLimit-Policy of each plan
 	limits     [4]access.Limits                      // by plan
 	registered []openapi.Operation                   // every route, for the description test
+	handlers   [numOperations]opHandlers             // the payable operations, for Invoke
+}
+
+// opHandlers are a payable operation's handler of the full catalogue and
+// its demo-tier twin.
+type opHandlers struct {
+	full, demo func(*fasthttp.RequestCtx, *request)
 }
 
 // rendered is an immutable rendered body and its content hash.
@@ -260,6 +285,12 @@ const (
 )
 
 func (s *Service) routes() fasthttp.RequestHandler {
+	s.handlers = [numOperations]opHandlers{
+		OpSpecs:   {s.variantSpecs, s.demoVariantSpecs},
+		OpSearch:  {s.search, s.demoSearch},
+		OpFilter:  {s.variantsFilter, s.demoOutside},
+		OpCompare: {s.compare, s.demoCompare},
+	}
 	r := router.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
@@ -286,11 +317,11 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	get("/v1/brands/{slug}/models", s.keyed(s.models, s.demoModels))
 	get("/v1/models/{id}/generations", s.keyed(s.generations, s.demoGenerations))
 	get("/v1/generations/{id}/variants", s.keyed(s.generationVariants, s.demoGenerationVariants))
-	get("/v1/variants", s.keyed(s.variantsFilter, s.demoOutside))
-	get("/v1/compare", s.keyed(s.compare, s.demoCompare))
-	get("/v1/search", s.keyed(s.search, s.demoSearch))
+	get("/v1/variants", s.payable(OpFilter, s.variantsFilter, s.demoOutside))
+	get("/v1/compare", s.payable(OpCompare, s.compare, s.demoCompare))
+	get("/v1/search", s.payable(OpSearch, s.search, s.demoSearch))
 	get("/v1/variants/{id}", s.keyed(s.variant, s.demoVariant))
-	get("/v1/variants/{id}/specs", s.keyed(s.variantSpecs, s.demoVariantSpecs))
+	get("/v1/variants/{id}/specs", s.payable(OpSpecs, s.variantSpecs, s.demoVariantSpecs))
 	get("/v1/variants/{id}/images", s.keyed(s.variantImages, s.demoVariantImages))
 	get("/v1/variants/{id}/prices", s.keyed(s.variantPrices, s.demoOutside))
 	get("/v1/specs/catalog", s.keyed(s.specCatalog, s.demoOutside))
@@ -301,7 +332,7 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	r.MethodNotAllowed = s.methodNotAllowed
 	r.PanicHandler = s.panicked
 	slow := r.Handler
-	variant, specs := s.keyed(s.variant, s.demoVariant), s.keyed(s.variantSpecs, s.demoVariantSpecs)
+	variant, specs := s.keyed(s.variant, s.demoVariant), s.payable(OpSpecs, s.variantSpecs, s.demoVariantSpecs)
 	// The two hottest reads skip the router: its {id} parameters cost three
 	// allocations per request (see BenchmarkRouting).
 	return func(ctx *fasthttp.RequestCtx) {

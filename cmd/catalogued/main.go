@@ -34,6 +34,7 @@ import (
 	"github.com/vspec/catalogue/httpd/keyflow"
 	"github.com/vspec/catalogue/httpd/keyflow/mail"
 	"github.com/vspec/catalogue/httpd/publicid"
+	"github.com/vspec/catalogue/httpd/x402"
 	"github.com/vspec/catalogue/loader"
 )
 
@@ -70,6 +71,14 @@ var (
 	dnsServer       = flag.String("dns.server", "", "host:port of the DNS server for the mail-exchanger check of key requests; empty uses the system resolver")
 	printOpenAPI    = flag.Bool("openapi.print", false, "write the OpenAPI document of the loaded snapshot to standard output and exit (for linters and client generators)")
 	adminListen     = flag.String("admin.listen", "127.0.0.1:8081", "loopback address of the admin API (keys, reload); empty disables it. See also -admin.token")
+	payTo           = flag.String("x402.payTo", defaultPayTo, "address that keyless per-request payments (x402) are paid to; the default is a placeholder: set your own before taking real payments")
+	payNetwork      = flag.String("x402.network", x402.NetworkBase, "CAIP-2 EVM network of x402 payments: eip155:8453 (Base) or eip155:84532 (Base Sepolia) use their USDC; others need -x402.asset")
+	payAsset        = flag.String("x402.asset", "", "token contract of x402 payments, name and EIP-712 version as ADDRESS,NAME,VERSION; empty uses the network's USDC")
+	payTimeout      = flag.Duration("x402.maxTimeout", time.Minute, "maxTimeoutSeconds offered with x402 payments: how long a payment may take")
+	facilitatorURL  = flag.String("x402.facilitator", "", "base URL of the x402 facilitator that verifies and settles payments (e.g. https://x402.org/facilitator); empty uses the built-in local facilitator, which checks signatures and records receipts in <state>/payments.db but settles nothing on any chain")
+	facilitatorAuth = flag.String("x402.facilitatorAuth", "", "header sent to the facilitator, as 'Name: value' (literal or file://PATH), e.g. 'Authorization: Bearer …'")
+	paidPerMinute   = flag.Int64("x402.perMinute", 60, "keyless paid calls allowed per network per minute; 429 above it")
+	paymentsOff     = flag.Bool("x402.disable", false, "take no per-request payments: keyless calls to the payable operations get 401 like other keyed routes")
 	adminTokenFlag  = flag.String("admin.token", "", "bearer token of the admin API, at least 16 characters, literal or file://PATH; empty uses <state>/admin.token, created once")
 )
 
@@ -143,8 +152,14 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	payments, closePayments, err := paymentGate()
+	if err != nil {
+		return err
+	}
+	defer closePayments()
 	svc, err := httpd.New(cat, httpd.Options{
-		KeyFlow: flow, TrustedProxies: proxies,
+		KeyFlow: flow, TrustedProxies: proxies, PublicURL: publicBase(),
+		Payments: payments, PaidLimiter: access.NewNetworkLimiter(*paidPerMinute),
 		Codec: codec, Keys: keys, Meter: meter, Limits: limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout,
 		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, BodyCacheBytes: *bodyCache, SearchCacheBytes: *searchCache, CDNBase: *cdnBase,
 		LicensingURL: *licensingURL, UpgradeURL: *upgradeURL,
@@ -246,14 +261,7 @@ func keyFlow(keys *access.Store) (*keyflow.Flow, []netip.Prefix, error) {
 		sender = &mail.Outbox{Dir: dir}
 		log.Printf("no -mail.smtp: key emails are written to %s", dir)
 	}
-	base := *publicURL
-	if base == "" {
-		host := *listenAddr
-		if strings.HasPrefix(host, ":") {
-			host = "localhost" + host
-		}
-		base = "http://" + host + "/v1"
-	}
+	base := publicBase()
 	var proxies []netip.Prefix
 	for _, c := range strings.Split(*trustedProxies, ",") {
 		if c = strings.TrimSpace(c); c == "" {
@@ -267,6 +275,67 @@ func keyFlow(keys *access.Store) (*keyflow.Flow, []netip.Prefix, error) {
 	}
 	return keyflow.New(keyflow.Config{Keys: keys, Mailer: sender, Resolver: keyflow.NewResolver(*dnsServer), Disposable: disposable,
 		BaseURL: base, UpgradeURL: *upgradeURL, From: *mailFrom}), proxies, nil
+}
+
+// publicBase returns -http.publicURL, or the URL derived from -listen.
+func publicBase() string {
+	if *publicURL != "" {
+		return strings.TrimSuffix(*publicURL, "/")
+	}
+	host := *listenAddr
+	if strings.HasPrefix(host, ":") {
+		host = "localhost" + host
+	}
+	return "http://" + host + "/v1"
+}
+
+// defaultPayTo is a placeholder recipient for running on the defaults: the
+// built-in facilitator settles nothing, so nothing is ever paid to it.
+const defaultPayTo = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+
+// paymentGate builds the x402 gate from the flags, and what closes it.
+func paymentGate() (*x402.Gate, func(), error) {
+	if *paymentsOff {
+		return nil, func() {}, nil
+	}
+	store, err := x402.OpenStore(filepath.Join(*stateDir, "payments.db"), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := x402.Config{PayTo: *payTo, Network: *payNetwork, MaxTimeout: *payTimeout, Nonces: store}
+	if *payAsset != "" {
+		parts := strings.Split(*payAsset, ",")
+		if len(parts) != 3 {
+			store.Close()
+			return nil, nil, fmt.Errorf("-x402.asset: %q: want ADDRESS,NAME,VERSION", *payAsset)
+		}
+		cfg.Asset, cfg.AssetName, cfg.AssetVersion = parts[0], parts[1], parts[2]
+	}
+	if *facilitatorURL == "" {
+		cfg.Facilitator = &x402.Local{Store: store, MaxTimeout: *payTimeout}
+		log.Printf("x402: no -x402.facilitator: the built-in local facilitator records receipts in %s; nothing is settled on any chain", filepath.Join(*stateDir, "payments.db"))
+	} else {
+		auth := *facilitatorAuth
+		if p, ok := strings.CutPrefix(auth, "file://"); ok {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				store.Close()
+				return nil, nil, fmt.Errorf("-x402.facilitatorAuth: %w", err)
+			}
+			auth = strings.TrimSpace(string(b))
+		}
+		cfg.Facilitator = &x402.HTTPFacilitator{URL: *facilitatorURL, AuthHeader: auth}
+		log.Printf("x402: payments verified and settled by %s", *facilitatorURL)
+	}
+	if *payTo == defaultPayTo {
+		log.Printf("x402: -x402.payTo is the placeholder %s: set your own address before taking real payments", defaultPayTo)
+	}
+	gate, err := x402.New(cfg)
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return gate, func() { store.Close() }, nil
 }
 
 // parseLimits parses "PER_MINUTE,PER_DAY,PER_MONTH".

@@ -22,6 +22,7 @@ type Inputs struct {
 	LicensingURL    string                     // licensing offer
 	SearchThreshold float32                    // pg_trgm word-similarity threshold
 	Examples        map[string]json.RawMessage // example response bodies by name (see Example* constants)
+	Payments        *Payments                  // per-request payments; nil when off
 }
 
 // Names of the examples httpd renders from the catalogue.
@@ -64,7 +65,8 @@ func nullable(t string, extra ...obj) obj {
 func Build(in Inputs) obj {
 	b := &builder{in: in, paths: obj{}}
 	b.operations()
-	return obj{
+	b.payable()
+	doc := obj{
 		"openapi":           "3.1.0",
 		"jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
 		"info": obj{
@@ -96,6 +98,8 @@ func Build(in Inputs) obj {
 			"responses":  problems(),
 		},
 	}
+	b.paymentComponents(doc["components"].(obj))
+	return doc
 }
 
 // Operation is a documented route.

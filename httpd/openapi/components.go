@@ -149,9 +149,9 @@ const accessText = `## Access
 |---|---|---|
 | Demo | a demo key (X-Api-Key or Authorization: Bearer) | the frozen 40-car demo set: every spec, image and language for those cars |
 | Paid | a key of the apify plan | the full catalogue; ids are raw integers |
-| Pay per request | no key, an x402 payment (to come) | /variants/{id}/specs, /search, /variants, /compare |
+| Pay per request | no key: an x402 v2 payment in PAYMENT-SIGNATURE (USDC, scheme exact) | /variants/{id}/specs (0.05 USD), /search (0.005), /variants (0.005), /compare (0.1 for 2 to 4 cars); 60 calls a minute per network |
 
-A demo key: POST /v1/keys/demo with your details; open the activation link mailed to you within 3 days; the key is shown once and mailed.`
+A demo key: POST /v1/keys/demo with your details; open the activation link mailed to you within 3 days; the key is shown once and mailed.\n\nPaying per request: call without a key; the 402's PAYMENT-REQUIRED header carries the offer; an x402 client (for example @x402/fetch) signs it and repeats the call with PAYMENT-SIGNATURE; the 200 carries PAYMENT-RESPONSE with the receipt. Only a 2xx is charged (a 404 costs nothing). A request with a key is always answered as a key holder and never sees 402.`
 
 const decisionsText = `## Decisions
 
