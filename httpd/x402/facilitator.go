@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -186,9 +185,12 @@ func (l *Local) check(p *PaymentPayload, r Requirements) (eip3009.Authorization,
 	return auth, domain, rej
 }
 
-// Verify checks a payment offline.
+// Verify checks a payment offline, and that it was not settled before.
 func (l *Local) Verify(_ context.Context, p *PaymentPayload, r Requirements) (VerifyResponse, error) {
 	auth, _, rej := l.check(p, r)
+	if rej == nil && l.Store.settled(auth.From, auth.Nonce) {
+		rej = reject("invalid_exact_evm_nonce_already_used", "this authorization was already settled")
+	}
 	if rej != nil {
 		return VerifyResponse{InvalidReason: rej.Reason, InvalidMessage: rej.Detail, Payer: p.Payload.Authorization.From}, nil
 	}
@@ -281,5 +283,3 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
-
-var _ = errors.New

@@ -146,6 +146,12 @@ func TestVerifyAndSettle(t *testing.T) {
 	if receipts, _ := fx.store.Receipts(); len(receipts) != 1 {
 		t.Fatalf("%d receipts after a second settlement", len(receipts))
 	}
+	// The built-in facilitator refuses to verify a settled authorization,
+	// as a chain refuses a used nonce.
+	v, err := (&x402.Local{Store: fx.store, Now: func() time.Time { return fx.now }}).Verify(context.Background(), p, pay.Requirements)
+	if err != nil || v.IsValid || v.InvalidReason != "invalid_exact_evm_nonce_already_used" {
+		t.Fatalf("verify after settlement: %+v %v", v, err)
+	}
 }
 
 func TestReplayAcrossRestart(t *testing.T) {

@@ -144,6 +144,16 @@ func (s *Store) record(from eip3009.Address, nonce [32]byte, r Receipt) (bool, e
 	return stored, err
 }
 
+// settled reports whether an authorization has a receipt.
+func (s *Store) settled(from eip3009.Address, nonce [32]byte) bool {
+	found := false
+	s.db.View(func(tx *bolt.Tx) error {
+		found = tx.Bucket(bucketReceipts).Get(nonceKey(from, nonce)) != nil
+		return nil
+	})
+	return found
+}
+
 // Receipts returns every receipt of the built-in facilitator, oldest
 // authorization key first.
 func (s *Store) Receipts() ([]Receipt, error) {
