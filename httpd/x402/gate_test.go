@@ -31,7 +31,7 @@ type fixture struct {
 	path  string
 }
 
-func newFixture(t *testing.T, f x402.Facilitator) *fixture {
+func newFixture(t testing.TB, f x402.Facilitator) *fixture {
 	t.Helper()
 	fx := &fixture{now: t0, path: filepath.Join(t.TempDir(), "payments.db")}
 	store, err := x402.OpenStore(fx.path, func() time.Time { return fx.now })

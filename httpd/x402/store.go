@@ -53,6 +53,10 @@ func OpenStore(path string, now func() time.Time) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	// Batch gathers concurrent writes into one synced transaction; bbolt's
+	// default 10 ms wait for company would add 20 ms to every paid call
+	// (two writes) when calls are few.
+	db.MaxBatchDelay = 500 * time.Microsecond
 	return &Store{db: db, now: now}, nil
 }
 
