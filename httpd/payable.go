@@ -2,6 +2,7 @@ package httpd
 
 import (
 	"context"
+	"log"
 	"errors"
 	"strconv"
 	"time"
@@ -102,6 +103,7 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation, h func(*fasthttp.
 			s.paymentRequired(ctx, op, rej.Reason, "The payment was refused ("+rej.Reason+"): "+rej.Detail+".")
 			return
 		}
+		log.Printf("x402: %s %s: %v", ctx.Method(), ctx.Path(), err)
 		ctx.Response.Header.SetBytesKV(headerRetryAfter, retryMetering)
 		problem(ctx, fasthttp.StatusServiceUnavailable, "Service Unavailable",
 			"The payment could not be verified because the payment facilitator is unavailable; nothing was charged. This is a failure on our side: retry after the Retry-After delay with a new payment.")
@@ -119,13 +121,20 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation, h func(*fasthttp.
 	settled := s.opts.Payments.Settle(context.Background(), pay)
 	header, _ := x402.EncodeHeader(settled)
 	if !settled.Success {
+		log.Printf("x402: settling %s's payment for %s failed: %s", settled.Payer, ctx.Path(), settled.ErrorReason)
 		ctx.Response.Reset()
 		ctx.Response.Header.Set(x402.HeaderResponse, header)
 		paymentProblem(ctx, "The payment could not be settled ("+settled.ErrorReason+"), so the response is withheld and nothing was charged. Retry with a new payment.")
 		return
 	}
 	ctx.Response.Header.Set(x402.HeaderResponse, header)
+	// Each payment buys one response: a cache must not replay it, with its
+	// receipt, as if it had been paid again.
+	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
+	ctx.Response.Header.DelBytes(headerETag)
 }
+
+var noStore = []byte("no-store")
 
 // paymentRequired writes the 402 of a payable operation: the offer in
 // PAYMENT-REQUIRED and a ProblemDetail saying it in words.

@@ -94,6 +94,9 @@ func TestPayPerRequest(t *testing.T) {
 			if !s.Success || !strings.HasPrefix(s.Transaction, "local:0x") || s.Network != "eip155:8453" || s.Payer != payer.Address.String() {
 				t.Fatalf("settlement %+v", s)
 			}
+			if r.header["Cache-Control"] != "no-store" || r.header["Etag"] != "" {
+				t.Errorf("a paid response is cacheable: Cache-Control %q, ETag %q", r.header["Cache-Control"], r.header["Etag"])
+			}
 			// The paying caller gets what a key holder with public ids gets.
 			if keyed := e.get(op.path, e.free); string(keyed.body) != string(r.body) {
 				t.Errorf("paid body differs from the keyed body:\n%s\n%s", r.body, keyed.body)

@@ -41,7 +41,7 @@ func (b *builder) payable() {
 			rs["402"] = rref("PaymentRequired")
 			if method == "get" {
 				op["description"] = op["description"].(string) + "\n\nWithout a key: " + usd(price) + " USD per call (" + strconv.FormatInt(price, 10) +
-					" atomic units), paid with x402 v2 in `PAYMENT-SIGNATURE`; a call without payment gets 402 with the offer in `PAYMENT-REQUIRED`. Only a 2xx is charged. A request with a key never gets 402."
+					" atomic units), paid with x402 v2 in `PAYMENT-SIGNATURE`; a call without payment gets 402 with the offer in `PAYMENT-REQUIRED`. Only a 2xx is charged; a paid 200 is `Cache-Control: no-store` without an ETag (each payment buys one response) and If-None-Match is ignored. A request with a key never gets 402."
 				ok := rs["200"].(obj)
 				h := obj{}
 				for k, v := range ok["headers"].(obj) {
