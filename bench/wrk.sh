@@ -63,7 +63,7 @@ if [ -z "$target" ]; then
   while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
   target="127.0.0.1:$port"
   n=2000000000
-  "$out/bin/catalogued" -listen "$target" -admin.listen "" -state "$tmp/state" -snapshot "$snap" \
+  "$out/bin/catalogued" -listen "$target" -admin.listen "" -mcp.listen "" -state "$tmp/state" -snapshot "$snap" \
     -limits.free "$n,$n,$n" >"$tmp/server.log" 2>&1 &
   SERVER=$!
   for _ in $(seq 1 300); do

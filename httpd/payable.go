@@ -2,8 +2,8 @@ package httpd
 
 import (
 	"context"
-	"log"
 	"errors"
+	"log"
 	"strconv"
 	"time"
 
@@ -45,11 +45,6 @@ func (op Operation) Price() int64 { return operations[op].price }
 
 // Description says in a few words what an operation's payment buys.
 func (op Operation) Description() string { return operations[op].description }
-
-// usd renders atomic units as dollars: 5000 → "0.005".
-func usd(atomic int64) string {
-	return strconv.FormatFloat(float64(atomic)/1e6, 'f', -1, 64)
-}
 
 // payable wraps the handler of a payable operation: a request with a key is
 // answered exactly as keyed answers it (never 402, any PAYMENT-SIGNATURE
@@ -146,7 +141,7 @@ func (s *Service) paymentRequired(ctx *fasthttp.RequestCtx, op Operation, reason
 		return
 	}
 	ctx.Response.Header.Set(x402.HeaderRequired, header)
-	detail := operations[op].route + " costs " + usd(op.Price()) + " USD per call without an API key, paid with x402 version 2 (scheme exact, USDC on " +
+	detail := operations[op].route + " costs " + x402.USD(op.Price()) + " USD per call without an API key, paid with x402 version 2 (scheme exact, USDC on " +
 		s.opts.Payments.Network() + "). The PAYMENT-REQUIRED header carries the offer as base64 JSON: sign it and repeat the request with the PAYMENT-SIGNATURE header. " +
 		"Only a successful response is charged. With an API key (X-Api-Key or Authorization: Bearer) no payment is asked; see " + s.opts.UpgradeURL + "."
 	if refused != "" {

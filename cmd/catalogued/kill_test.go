@@ -42,7 +42,7 @@ func TestKeySurvivesKill(t *testing.T) {
 		addr := freePort(t)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		t.Cleanup(cancel)
-		cmd := exec.CommandContext(ctx, bin, "-listen", addr, "-snapshot", snap, "-state", state, "-admin.listen", "",
+		cmd := exec.CommandContext(ctx, bin, "-listen", addr, "-snapshot", snap, "-state", state, "-admin.listen", "", "-mcp.listen", "",
 			"-dns.server", dns.Addr, "-mail.outbox", outbox)
 		stderr, _ := cmd.StderrPipe()
 		if err := cmd.Start(); err != nil {

@@ -14,6 +14,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -33,6 +34,7 @@ import (
 	"github.com/vspec/catalogue/httpd/admin"
 	"github.com/vspec/catalogue/httpd/keyflow"
 	"github.com/vspec/catalogue/httpd/keyflow/mail"
+	"github.com/vspec/catalogue/httpd/mcp"
 	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/httpd/x402"
 	"github.com/vspec/catalogue/loader"
@@ -80,6 +82,15 @@ var (
 	paidPerMinute   = flag.Int64("x402.perMinute", 60, "keyless paid calls allowed per network per minute; 429 above it")
 	paymentsOff     = flag.Bool("x402.disable", false, "take no per-request payments: keyless calls to the payable operations get 401 like other keyed routes")
 	adminTokenFlag  = flag.String("admin.token", "", "bearer token of the admin API, at least 16 characters, literal or file://PATH; empty uses <state>/admin.token, created once")
+)
+
+// Flags of the agent tool surface (httpd/mcp).
+var (
+	mcpListen         = flag.String("mcp.listen", "127.0.0.1:8090", "TCP address of the MCP server (the agent tool surface: Streamable HTTP at /mcp, beside the REST API); empty disables it. See also -mcp.publicURL")
+	mcpPublicURL      = flag.String("mcp.publicURL", "", "public URL of the MCP endpoint, e.g. https://agents.example.com/mcp, named in the protected-resource metadata and allowed as Host; empty derives http://<mcp.listen>/mcp")
+	mcpAllowedHosts   = flag.String("mcp.allowedHosts", "", "comma-separated Host values the MCP server answers to (name, or name:port); empty allows the host of -mcp.publicURL, localhost, 127.0.0.1 and [::1]. Others get 403 (DNS-rebinding protection)")
+	mcpAllowedOrigins = flag.String("mcp.allowedOrigins", "", "comma-separated browser origins allowed to call the MCP server (https://app.example.com, or a host name for any scheme and port); empty allows the allowed hosts. A request with another Origin gets 403")
+	mcpPerMinute      = flag.Int64("mcp.perMinute", 60, "MCP tool calls without an API key allowed per network per minute, paid or not; 429 above it")
 )
 
 func main() {
@@ -211,6 +222,11 @@ func run() error {
 		log.Printf("admin API on http://%s/admin (token in %s unless -admin.token is set)", aln.Addr(), filepath.Join(*stateDir, "admin.token"))
 	}
 
+	stopMCP, err := startMCP(svc, proxies, serveErr)
+	if err != nil {
+		return err
+	}
+
 	for {
 		select {
 		case err := <-serveErr:
@@ -225,6 +241,9 @@ func run() error {
 			log.Printf("received %s: draining requests in flight (at most %s)", sig, *drainTimeout)
 			t := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), *drainTimeout)
+			if err := stopMCP(ctx); err != nil {
+				log.Printf("MCP drain incomplete: %v", err)
+			}
 			err := srv.ShutdownWithContext(ctx)
 			cancel()
 			if err != nil {
@@ -392,4 +411,49 @@ func usage() {
 	flag.VisitAll(func(f *flag.Flag) {
 		fmt.Fprintf(os.Stderr, "  -%s (%s, default %q)\n    \t%s\n", f.Name, envName(f.Name), f.DefValue, f.Usage)
 	})
+}
+
+// startMCP serves the agent tool surface on -mcp.listen, beside the REST
+// API and over the same service; an unexpected stop is reported on
+// serveErr. It returns what drains it.
+func startMCP(svc *httpd.Service, proxies []netip.Prefix, serveErr chan<- error) (func(context.Context) error, error) {
+	if *mcpListen == "" {
+		return func(context.Context) error { return nil }, nil
+	}
+	public := *mcpPublicURL
+	if public == "" {
+		host := *mcpListen
+		if strings.HasPrefix(host, ":") {
+			host = "localhost" + host
+		}
+		public = "http://" + host + mcp.Path
+	}
+	h, err := mcp.New(svc, mcp.Options{PublicURL: public, AllowedHosts: commaList(*mcpAllowedHosts), AllowedOrigins: commaList(*mcpAllowedOrigins),
+		TrustedProxies: proxies, AnonymousPerMinute: *mcpPerMinute})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", *mcpListen)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s for the MCP server: %w", *mcpListen, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			serveErr <- fmt.Errorf("MCP server: %w", err)
+		}
+	}()
+	log.Printf("serving MCP at http://%s%s (public URL %s)", ln.Addr(), mcp.Path, public)
+	return srv.Shutdown, nil
+}
+
+// commaList splits a comma-separated flag value, dropping empty items.
+func commaList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

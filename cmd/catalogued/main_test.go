@@ -86,11 +86,11 @@ func TestServerLifecycle(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	snap := filepath.Join(dir, "snapshots", "catalogue.snap")
-	addr, adminAddr := freePort(t), freePort(t)
+	addr, adminAddr, mcpAddr := freePort(t), freePort(t), freePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	state := filepath.Join(dir, "state")
-	cmd := exec.CommandContext(ctx, bin, "-listen", addr, "-snapshot", snap, "-state", state, "-admin.listen", adminAddr)
+	cmd := exec.CommandContext(ctx, bin, "-listen", addr, "-snapshot", snap, "-state", state, "-admin.listen", adminAddr, "-mcp.listen", mcpAddr)
 	cmd.Env = append(os.Environ(), "CATALOGUED_HTTP_DRAINTIMEOUT=5s")
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
@@ -100,8 +100,24 @@ func TestServerLifecycle(t *testing.T) {
 	logs.waitFor(t, "no snapshot at "+snap+": generating the default catalogue", 10*time.Second)
 	logs.waitFor(t, "serving http://"+addr+"/v1", 90*time.Second)
 	logs.waitFor(t, "admin API on http://"+adminAddr+"/admin", 10*time.Second)
+	logs.waitFor(t, "serving MCP at http://"+mcpAddr+"/mcp", 10*time.Second)
 	if code, err := health(addr); err != nil || code != 200 {
 		t.Fatalf("health: %d, %v", code, err)
+	}
+	// The agent tool surface answers beside the REST API.
+	req, _ := http.NewRequest("POST", "http://"+mcpAddr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, tool := range []string{"search_catalogue", "filter_catalogue", "get_specs_full", "compare_full"} {
+		if res.StatusCode != 200 || !strings.Contains(string(listed), `"name":"`+tool+`"`) {
+			t.Fatalf("MCP tools/list: %d, no %s: %.300s", res.StatusCode, tool, listed)
+		}
 	}
 
 	// Keys are managed through the admin API while the server runs.

@@ -1,6 +1,10 @@
 package openapi
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/vspec/catalogue/httpd/x402"
+)
 
 // Payments describes per-request payments (x402) for the document; nil
 // Inputs.Payments documents none.
@@ -40,7 +44,7 @@ func (b *builder) payable() {
 			rs := op["responses"].(obj)
 			rs["402"] = rref("PaymentRequired")
 			if method == "get" {
-				op["description"] = op["description"].(string) + "\n\nWithout a key: " + usd(price) + " USD per call (" + strconv.FormatInt(price, 10) +
+				op["description"] = op["description"].(string) + "\n\nWithout a key: " + x402.USD(price) + " USD per call (" + strconv.FormatInt(price, 10) +
 					" atomic units), paid with x402 v2 in `PAYMENT-SIGNATURE`; a call without payment gets 402 with the offer in `PAYMENT-REQUIRED`. Only a 2xx is charged; a paid 200 is `Cache-Control: no-store` without an ETag (each payment buys one response) and If-None-Match is ignored. A request with a key never gets 402."
 				ok := rs["200"].(obj)
 				h := obj{}
@@ -58,8 +62,6 @@ func (b *builder) payable() {
 		}
 	}
 }
-
-func usd(atomic int64) string { return strconv.FormatFloat(float64(atomic)/1e6, 'f', -1, 64) }
 
 // paymentComponents are the schemes, headers, responses and schemas of
 // x402, merged into the document's components when payments are on.

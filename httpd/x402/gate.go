@@ -124,6 +124,10 @@ func (g *Gate) Settles() string {
 	return "Payments are verified and settled on chain by the configured facilitator; the transaction hash is the receipt."
 }
 
+// USD renders an amount in atomic units of a 6-decimal dollar stablecoin
+// as dollars: 5000 is "0.005".
+func USD(atomic int64) string { return strconv.FormatFloat(float64(atomic)/1e6, 'f', -1, 64) }
+
 // Network returns the network payments are taken on.
 func (g *Gate) Network() string { return g.cfg.Network }
 

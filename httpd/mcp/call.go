@@ -1,0 +1,75 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vspec/catalogue/httpd"
+)
+
+// run answers a tool call with its REST twin's answer for the caller the
+// keeper admitted. A success returns the REST body as the output, which
+// the SDK validates against the tool's output schema and sends as
+// structuredContent (and, when the result carries no content, as a JSON
+// text copy).
+func (t *tools) run(ctx context.Context, req *sdk.CallToolRequest, tool string, call httpd.Call) (*sdk.CallToolResult, any, error) {
+	turn := turnOf(ctx)
+	if turn == nil { // the keeper did not see this call: never answer it unchecked
+		return failure("This tool call was not admitted: send one tools/call per HTTP request."), nil, nil
+	}
+	if turn.key != nil {
+		a := t.svc.Invoke(call, httpd.Caller{Key: turn.key})
+		if !a.OK() {
+			return refusal(&a, ""), nil, nil
+		}
+		turn.served()
+		return nil, json.RawMessage(a.Body), nil
+	}
+	if gate := t.svc.Payments(); gate != nil {
+		if raw, ok := req.Params.Meta[metaPayment]; ok {
+			return t.paid(ctx, gate, tool, call, raw)
+		}
+	}
+	a := t.svc.Invoke(call, httpd.Caller{})
+	switch {
+	case a.OK():
+		res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(a.Body)}, &sdk.TextContent{Text: t.demoNote()}}}
+		return res, json.RawMessage(a.Body), nil
+	case a.Status == http.StatusForbidden && t.svc.Payments() != nil:
+		return t.paymentRequired(tool, call.Op, "", ""), nil, nil
+	}
+	return refusal(&a, t.demoNote()), nil, nil
+}
+
+// demoNote tells a caller without a key where its answer came from and how
+// to reach the full catalogue.
+func (t *tools) demoNote() string {
+	s := "Answered from the free 40-car demo set, since the call carried no API key. For the full catalogue, send an API key as Authorization: Bearer <key> (" + t.svc.UpgradeURL() + ")"
+	if t.svc.Payments() != nil {
+		s += ", or pay per call with x402: put a signed x402 PaymentPayload in params._meta[\"x402/payment\"] (a call outside the demo set answers with the offer to sign)"
+	}
+	return s + "."
+}
+
+// refusal turns a REST error answer into a tool error saying what was
+// wrong, with a note appended when given.
+func refusal(a *httpd.Answer, note string) *sdk.CallToolResult {
+	p := detailOf(a)
+	text := p.Title + " (" + strconv.Itoa(p.Status) + ")"
+	if p.Detail != "" {
+		text += ": " + p.Detail
+	}
+	if note != "" {
+		text += "\n\n" + note
+	}
+	return failure(text)
+}
+
+// failure is a tool error with a text.
+func failure(text string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}

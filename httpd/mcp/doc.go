@@ -1,0 +1,46 @@
+// Package mcp is the agent tool surface of the catalogue: an MCP server
+// (Model Context Protocol, Streamable HTTP, stateless) exposing the four
+// payable REST operations as tools: search_catalogue (GET /v1/search),
+// filter_catalogue (GET /v1/variants), get_specs_full (GET
+// /v1/variants/{id}/specs) and compare_full (GET /v1/compare).
+//
+// It owns the tools' schemas and descriptions, the translation of a tool
+// call into an in-process REST call (httpd.Service.Invoke) and of the REST
+// answer into a tool result, who the caller is (a key sent as a bearer
+// token or X-Api-Key, or nobody), x402 payments carried in a call's _meta,
+// the per-network limit of callers without a key, the Host and Origin
+// checks against DNS rebinding, and the RFC 9728 protected-resource
+// metadata. It does not own the data, the rendering, the key store or the
+// metering: a tool returns exactly the body its REST twin returns for the
+// same caller, as structuredContent.
+//
+// # Access
+//
+// A key is checked on every HTTP request like on REST: unknown or
+// malformed is HTTP 401 with WWW-Authenticate naming the protected-resource
+// metadata, revoked or not yet active 403. A tools/call with a key is also
+// admitted on the key's counters: over a limit is HTTP 429, metering
+// unavailable 503, both with Retry-After; the call is counted only when the
+// tool answered from a 2xx REST answer. An apify key reaches the full
+// catalogue (raw integer ids, as on REST), a demo key the 40 demo cars.
+//
+// Without a key, tools/call is limited per network (HTTP 429) and answered
+// from the demo set, with a note on how to reach the full catalogue. What
+// the demo tier does not reach gets, when payments are on, the x402
+// payment-required tool result; the call repeated with a PaymentPayload in
+// params._meta["x402/payment"] is answered from the full catalogue at the
+// REST price, settled only when the answer is a success, and carries the
+// settlement in the result's _meta["x402/payment-response"]. A key holder
+// never gets a payment request and a payment it sends is ignored.
+//
+// Every other failure of a call (a bad argument, an unknown id) is a tool
+// result with isError set and a text saying what was wrong.
+//
+// # Metadata
+//
+// The protected-resource metadata (RFC 9728) names the endpoint's public
+// URL as the resource. Keys are not issued over OAuth, so there is no
+// authorization server to name: authorization_servers defaults to the
+// service's upgrade URL, where a person gets a key to configure in the
+// client as a bearer token, and an OAuth client's discovery stops there.
+package mcp

@@ -1,0 +1,114 @@
+package mcp
+
+import (
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+)
+
+// guard refuses requests whose Host or Origin is not ours: a web page on
+// another site can make a browser send requests to a server on the user's
+// machine (DNS rebinding: the attacker's name resolves to 127.0.0.1), and
+// only these headers tell such a request apart. The MCP transport spec asks
+// servers to validate Origin and refuse a present, invalid one with 403.
+type guard struct {
+	hostNames map[string]bool // allowed on any port
+	hostPorts map[string]bool // "name:port", lower case
+	originsOK map[string]bool // exact "scheme://host[:port]", lower case
+	originHNs map[string]bool // host names allowed with any scheme and port
+}
+
+func newGuard(hosts, origins []string) *guard {
+	g := &guard{hostNames: map[string]bool{}, hostPorts: map[string]bool{}, originsOK: map[string]bool{}, originHNs: map[string]bool{}}
+	for _, h := range hosts {
+		if _, _, err := net.SplitHostPort(h); err == nil {
+			g.hostPorts[strings.ToLower(h)] = true
+		} else {
+			g.hostNames[hostName(h)] = true
+		}
+	}
+	for _, o := range origins {
+		if strings.Contains(o, "://") {
+			g.originsOK[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
+		} else {
+			g.originHNs[hostName(o)] = true
+		}
+	}
+	return g
+}
+
+// loopbackOnly reports whether every allowed host is a loopback name.
+func (g *guard) loopbackOnly() bool {
+	for h := range g.hostNames {
+		if !isLoopbackName(h) {
+			return false
+		}
+	}
+	for hp := range g.hostPorts {
+		if !isLoopbackName(hostName(hp)) {
+			return false
+		}
+	}
+	return true
+}
+
+func isLoopbackName(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.IsLoopback()
+}
+
+func (g *guard) hostAllowed(host string) bool {
+	return g.hostNames[hostName(host)] || g.hostPorts[strings.ToLower(host)]
+}
+
+func (g *guard) originAllowed(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false // includes "null", sent by sandboxed and file: pages
+	}
+	return g.originsOK[strings.ToLower(u.Scheme+"://"+u.Host)] || g.originHNs[hostName(u.Host)]
+}
+
+// hosts refuses a request whose Host is not allowed.
+func (g *guard) hosts(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !g.hostAllowed(r.Host) {
+			writeProblem(w, http.StatusForbidden, "Forbidden", "The Host header "+quote(r.Host)+" is not one this server answers to.", nil)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// origins refuses a request whose Origin is present and not allowed, and
+// lets allowed browser origins read the answers (CORS).
+func (g *guard) origins(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if !g.originAllowed(origin) {
+			writeProblem(w, http.StatusForbidden, "Forbidden", "Requests from the origin "+quote(origin)+" are not accepted.", nil)
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Add("Vary", "Origin")
+		h.Set("Access-Control-Expose-Headers", "WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Mcp-Session-Id")
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", "POST, GET, DELETE, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Authorization, X-Api-Key, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID")
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,185 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/vspec/catalogue/httpd/x402"
+)
+
+// This file holds the typed arguments and results of the four tools. The
+// schemas in tools/list are inferred from these types (see schema.go); the
+// results themselves are the REST bodies, passed through unchanged, which
+// the SDK validates against the output schemas.
+
+// ID is a variant or generation id: the opaque token ("v_…", "g_…") a
+// caller without a key or with a demo key sees, or the raw integer id a key
+// of the apify plan sees. As an argument it may be a JSON string or number.
+type ID string
+
+// UnmarshalJSON takes a string or an integer.
+func (id *ID) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*id = ID(s)
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 32)
+	if err != nil {
+		return fmt.Errorf("an id is a string such as \"v_0a1b2c3d\" or a whole number, not %.40s", b)
+	}
+	*id = ID(strconv.FormatUint(n, 10))
+	return nil
+}
+
+// Value is a spec value: a number, a boolean, a localized label or a text.
+type Value any
+
+// SearchInput are the arguments of search_catalogue.
+type SearchInput struct {
+	Query  string `json:"query" jsonschema:"What to look for: a brand, a model or a variant name, or words of them (typos are tolerated), e.g. \"golf gti\" or \"tesla model 3\"."`
+	Locale string `json:"locale,omitempty"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Results per page, 1 to 50 (default 50; larger values are treated as 50)."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"links.next of the previous page, to get the next page; omit for the first page."`
+}
+
+// FilterInput are the arguments of filter_catalogue: the filters of GET
+// /v1/variants. Absent filters do not filter.
+type FilterInput struct {
+	Fuel     string `json:"fuel,omitempty"`
+	Body     string `json:"body,omitempty"`
+	Drive    string `json:"drive,omitempty"`
+	PowerMin *int64 `json:"power_min,omitempty" jsonschema:"Least power, in hp."`
+	PowerMax *int64 `json:"power_max,omitempty" jsonschema:"Most power, in hp."`
+	PriceMax *int64 `json:"price_max,omitempty" jsonschema:"Highest Dutch new-car list price, in EUR; variants without a known price never match."`
+	Year     *int64 `json:"year,omitempty" jsonschema:"A production year the variant's generation covers, e.g. 2021."`
+	EV       bool   `json:"ev,omitempty" jsonschema:"true keeps battery-electric variants only."`
+	Locale   string `json:"locale,omitempty"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"Variants per page, 1 to 50 (default 50; larger values are treated as 50)."`
+	Cursor   string `json:"cursor,omitempty" jsonschema:"links.next of the previous page, to get the next page; omit for the first page."`
+}
+
+// SpecsInput are the arguments of get_specs_full.
+type SpecsInput struct {
+	ID     ID     `json:"id"`
+	Locale string `json:"locale,omitempty"`
+	Units  string `json:"units,omitempty" jsonschema:"metric (default) or imperial (UK units: in, mph, lb-ft, mpg…)."`
+}
+
+// CompareInput are the arguments of compare_full.
+type CompareInput struct {
+	IDs    []ID   `json:"ids"`
+	Locale string `json:"locale,omitempty"`
+	Units  string `json:"units,omitempty" jsonschema:"metric (default) or imperial (UK units: in, mph, lb-ft, mpg…)."`
+}
+
+// Meta is the meta object of every REST success body.
+type Meta struct {
+	LastSyncedAt string `json:"last_synced_at" jsonschema:"When the data was last synced, RFC 3339."`
+	Locale       string `json:"locale" jsonschema:"The locale applied: en when the one asked for is not published."`
+	Units        string `json:"units" jsonschema:"metric or imperial."`
+}
+
+// Links is the links object of a page.
+type Links struct {
+	Next string `json:"next,omitempty" jsonschema:"Cursor of the next page: pass it as cursor to get that page. Absent on the last page."`
+}
+
+// SearchResult is one search hit.
+type SearchResult struct {
+	VariantID    ID       `json:"variant_id"`
+	GenerationID ID       `json:"generation_id"`
+	BrandSlug    string   `json:"brand_slug"`
+	ModelSlug    string   `json:"model_slug"`
+	DisplayName  string   `json:"display_name"`
+	YearFrom     *int     `json:"year_from"`
+	YearTo       *int     `json:"year_to" jsonschema:"null while the generation is in production."`
+	Score        *float64 `json:"score" jsonschema:"Match score from 0 to 1; null in the demo set, which is not ranked."`
+}
+
+// Variant is the summary of a variant in a list.
+type Variant struct {
+	VariantID    ID       `json:"variant_id"`
+	GenerationID ID       `json:"generation_id"`
+	DisplayName  string   `json:"display_name"`
+	FuelSlug     *string  `json:"fuel_slug"`
+	BodyTypeEN   *string  `json:"body_type_en" jsonschema:"English body-type label."`
+	PowerHP      *int     `json:"power_hp"`
+	TorqueNM     *int     `json:"torque_nm"`
+	TopSpeedKMH  *int     `json:"top_speed_kmh"`
+	Accel0100S   *float64 `json:"accel_0_100_s" jsonschema:"0-100 km/h, seconds."`
+	BatteryKWh   *float64 `json:"battery_kwh"`
+	PriceNewEUR  *int     `json:"price_new_eur" jsonschema:"Dutch new-car list price; null when unknown (never 0)."`
+}
+
+// SpecValue is one value of a spec sheet.
+type SpecValue struct {
+	Label      string   `json:"label" jsonschema:"The spec's name in the requested locale."`
+	V          Value    `json:"v"`
+	U          *string  `json:"u" jsonschema:"Unit, e.g. kW or mph; null when the value has none."`
+	Confidence *float64 `json:"confidence" jsonschema:"Below 1 when the value is estimated; null when certain."`
+}
+
+// VariantSpecs is the full spec sheet of a variant.
+type VariantSpecs struct {
+	VariantID   ID                   `json:"variant_id"`
+	BrandSlug   string               `json:"brand_slug"`
+	ModelSlug   string               `json:"model_slug"`
+	DisplayName string               `json:"display_name"`
+	Locale      string               `json:"locale"`
+	YearFrom    *int                 `json:"year_from"`
+	YearTo      *int                 `json:"year_to" jsonschema:"null while the generation is in production."`
+	PowerHP     *int                 `json:"power_hp"`
+	TorqueNM    *int                 `json:"torque_nm"`
+	TopSpeedKMH *int                 `json:"top_speed_kmh"`
+	Accel0100S  *float64             `json:"accel_0_100_s" jsonschema:"0-100 km/h, seconds."`
+	BatteryKWh  *float64             `json:"battery_kwh"`
+	PriceNewEUR *int                 `json:"price_new_eur" jsonschema:"Dutch new-car list price; null when unknown (never 0)."`
+	Specs       map[string]SpecValue `json:"specs" jsonschema:"Spec key (e.g. length_mm, fuel_consumption_combined) -> value, in the requested locale and units."`
+}
+
+// SearchOutput is the result of search_catalogue: the body of GET
+// /v1/search.
+type SearchOutput struct {
+	Data  []SearchResult `json:"data" jsonschema:"The matches, best first."`
+	Links Links          `json:"links"`
+	Meta  Meta           `json:"meta"`
+}
+
+// FilterOutput is the result of filter_catalogue: the body of GET
+// /v1/variants.
+type FilterOutput struct {
+	Data  []Variant `json:"data" jsonschema:"The variants meeting every filter, in a stable order."`
+	Links Links     `json:"links"`
+	Meta  Meta      `json:"meta"`
+}
+
+// SpecsOutput is the result of get_specs_full: the body of GET
+// /v1/variants/{id}/specs.
+type SpecsOutput struct {
+	Data VariantSpecs `json:"data"`
+	Meta Meta         `json:"meta"`
+}
+
+// CompareOutput is the result of compare_full: the body of GET
+// /v1/compare.
+type CompareOutput struct {
+	Data []VariantSpecs `json:"data" jsonschema:"The cars, in the order asked."`
+	Meta Meta           `json:"meta"`
+}
+
+// PaymentOutput is the structuredContent of a tool error asking a caller
+// without a key to pay (x402): the offer, and after a payment that could
+// not be settled, the failed settlement. It is a second branch of every
+// output schema when payments are on, since clients validate
+// structuredContent even on errors.
+type PaymentOutput struct {
+	x402.PaymentRequired
+	PaymentResponse *x402.SettlementResponse `json:"x402/payment-response,omitempty"`
+}
