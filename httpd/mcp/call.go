@@ -12,10 +12,13 @@ import (
 )
 
 // run answers a tool call with its REST twin's answer for the caller the
-// keeper admitted. A success returns the REST body as the output, which
-// the SDK validates against the tool's output schema and sends as
-// structuredContent (and, when the result carries no content, as a JSON
-// text copy).
+// keeper admitted. A success is the REST body as structuredContent with a
+// JSON text copy (answer). The body is not validated again against the
+// output schema here: the REST responses are validated against the OpenAPI
+// description in httpd's tests, the output schemas are checked against
+// that description (TestOutputSchemasMatchOpenAPI), and the tests here
+// validate every structuredContent they receive. Validating a 30 KB spec
+// sheet on every call cost 4 ms, twenty times the call itself.
 func (t *tools) run(ctx context.Context, req *sdk.CallToolRequest, tool string, call httpd.Call) (*sdk.CallToolResult, any, error) {
 	turn := turnOf(ctx)
 	if turn == nil { // the keeper did not see this call: never answer it unchecked
@@ -27,7 +30,7 @@ func (t *tools) run(ctx context.Context, req *sdk.CallToolRequest, tool string, 
 			return refusal(&a, ""), nil, nil
 		}
 		turn.served()
-		return nil, json.RawMessage(a.Body), nil
+		return answer(a.Body), nil, nil
 	}
 	if gate := t.svc.Payments(); gate != nil {
 		if raw, ok := req.Params.Meta[metaPayment]; ok {
@@ -37,8 +40,9 @@ func (t *tools) run(ctx context.Context, req *sdk.CallToolRequest, tool string, 
 	a := t.svc.Invoke(call, httpd.Caller{})
 	switch {
 	case a.OK():
-		res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(a.Body)}, &sdk.TextContent{Text: t.demoNote()}}}
-		return res, json.RawMessage(a.Body), nil
+		res := answer(a.Body)
+		res.Content = append(res.Content, &sdk.TextContent{Text: t.demoNote()})
+		return res, nil, nil
 	case a.Status == http.StatusForbidden && t.svc.Payments() != nil:
 		return t.paymentRequired(tool, call.Op, "", ""), nil, nil
 	}
@@ -53,6 +57,12 @@ func (t *tools) demoNote() string {
 		s += ", or pay per call with x402: put a signed x402 PaymentPayload in params._meta[\"x402/payment\"] (a call outside the demo set answers with the offer to sign)"
 	}
 	return s + "."
+}
+
+// answer is the result of a successful call: the REST body as
+// structuredContent and as a JSON text for clients that read only content.
+func answer(body []byte) *sdk.CallToolResult {
+	return &sdk.CallToolResult{StructuredContent: json.RawMessage(body), Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}}
 }
 
 // refusal turns a REST error answer into a tool error saying what was

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/valyala/fasthttp"
 
@@ -206,7 +207,54 @@ func call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any,
 	if err != nil {
 		t.Fatalf("%s %v: %v", name, args, err)
 	}
+	if !res.IsError {
+		checkOutput(t, cs, name, res)
+	}
 	return res
+}
+
+// outputSchemas caches the resolved output schema of each tool as a
+// session listed it.
+var outputSchemas sync.Map // sessionTool → *jsonschema.Resolved
+
+type sessionTool struct {
+	cs   *sdk.ClientSession
+	name string
+}
+
+// checkOutput validates a successful result's structuredContent against
+// the output schema tools/list gives for the tool: the server does not
+// validate its answers itself (call.go says why), so the tests do.
+func checkOutput(t testing.TB, cs *sdk.ClientSession, name string, res *sdk.CallToolResult) {
+	t.Helper()
+	r, ok := outputSchemas.Load(sessionTool{cs, name})
+	if !ok {
+		list, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range list.Tools {
+			b, _ := json.Marshal(tool.OutputSchema)
+			var s jsonschema.Schema
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatalf("%s: output schema: %v", tool.Name, err)
+			}
+			resolved, err := s.Resolve(nil)
+			if err != nil {
+				t.Fatalf("%s: output schema: %v", tool.Name, err)
+			}
+			outputSchemas.Store(sessionTool{cs, tool.Name}, resolved)
+		}
+		if r, ok = outputSchemas.Load(sessionTool{cs, name}); !ok {
+			t.Fatalf("tools/list has no %s", name)
+		}
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var v any
+	json.Unmarshal(b, &v)
+	if err := r.(*jsonschema.Resolved).Validate(v); err != nil {
+		t.Errorf("%s: structuredContent does not match the output schema: %v", name, err)
+	}
 }
 
 // ok expects a successful result and returns its structuredContent as

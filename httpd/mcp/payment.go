@@ -54,7 +54,9 @@ func (t *tools) paid(ctx context.Context, gate *x402.Gate, tool string, call htt
 	if !settled.Success {
 		return t.settlementFailed(tool, op, settled), nil, nil
 	}
-	return &sdk.CallToolResult{Meta: sdk.Meta{metaPaymentResponse: settled}}, json.RawMessage(a.Body), nil
+	res := answer(a.Body)
+	res.Meta = sdk.Meta{metaPaymentResponse: settled}
+	return res, nil, nil
 }
 
 // paymentRequired is the offer for a call: reason, when set, is why an
