@@ -11,8 +11,8 @@ import (
 
 // This file holds the typed arguments and results of the four tools. The
 // schemas in tools/list are inferred from these types (see schema.go); the
-// results themselves are the REST bodies, passed through unchanged, which
-// the SDK validates against the output schemas.
+// results themselves are the REST bodies, passed through unchanged; the
+// tests validate them against the output schemas (see call.go).
 
 // ID is a variant or generation id: the opaque token ("v_…", "g_…") a
 // caller without a key or with a demo key sees, or the raw integer id a key
