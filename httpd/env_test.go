@@ -1,26 +1,22 @@
 package httpd_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/vspec/catalogue/data/gen"
-	"github.com/vspec/catalogue/data/vocab"
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/httpdtest"
 	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/httpd/x402"
-	"github.com/vspec/catalogue/loader"
 )
 
 // env is a running server on a real loopback listener over a small
@@ -40,49 +36,15 @@ type env struct {
 	free, apify, demo, pending, revoked string
 }
 
-var (
-	snapOnce sync.Once
-	snapFile []byte
-)
-
-func smallSnapshot() []byte {
-	snapOnce.Do(func() {
-		s, err := gen.Generate(vocab.Default(), gen.Options{Scale: 0.01, Seed: 2})
-		if err != nil {
-			panic(err)
-		}
-		var buf bytes.Buffer
-		if err := loader.Write(&buf, s); err != nil {
-			panic(err)
-		}
-		snapFile = buf.Bytes()
-	})
-	return snapFile
-}
-
 func newEnv(t testing.TB, opts ...func(*httpd.Options)) *env {
 	t.Helper()
-	e := &env{t: t, snap: smallSnapshot()}
+	e := &env{t: t, snap: httpdtest.Snapshot(), cat: httpdtest.Catalogue(t)}
 	var err error
-	if e.cat, err = loader.FromBytes(e.snap); err != nil {
-		t.Fatal(err)
-	}
 	if e.codec, err = publicid.New([]byte("test secret of at least thirty-two bytes")); err != nil {
 		t.Fatal(err)
 	}
-	if e.keys, err = access.Open(t.TempDir()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.keys.Close() })
-	mk := func(p access.Plan, st access.State) string {
-		text, _, err := e.keys.Create(p, st, "owner@example.org", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return text
-	}
-	e.free, e.apify, e.demo = mk(access.PlanFree, access.StateActive), mk(access.PlanApify, access.StateActive), mk(access.PlanDemo, access.StateActive)
-	e.pending, e.revoked = mk(access.PlanApify, access.StatePending), mk(access.PlanFree, access.StateRevoked)
+	k := httpdtest.NewKeys(t)
+	e.keys, e.free, e.apify, e.demo, e.pending, e.revoked = k.Store, k.Free, k.Apify, k.Demo, k.Pending, k.Revoked
 	// Limits are raised for the tests; the limit tests set their own.
 	high := access.Limits{1 << 30, 1 << 30, 1 << 30}
 	e.payStore = testPaymentStore(t)

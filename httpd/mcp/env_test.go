@@ -20,15 +20,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/valyala/fasthttp"
 
-	"github.com/vspec/catalogue/data/gen"
-	"github.com/vspec/catalogue/data/vocab"
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/httpdtest"
 	"github.com/vspec/catalogue/httpd/mcp"
 	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/httpd/x402"
-	"github.com/vspec/catalogue/loader"
 )
 
 // env is the agent tool surface on a real loopback listener, over a small
@@ -55,53 +53,17 @@ type config struct {
 	noPayments  bool
 }
 
-var (
-	catOnce sync.Once
-	catSnap []byte
-)
-
-// catalogue returns a fresh catalogue decoded from one small snapshot.
-func catalogue(t testing.TB) *engine.Catalogue {
-	catOnce.Do(func() {
-		s, err := gen.Generate(vocab.Default(), gen.Options{Scale: 0.01, Seed: 2})
-		if err != nil {
-			panic(err)
-		}
-		var buf bytes.Buffer
-		if err := loader.Write(&buf, s); err != nil {
-			panic(err)
-		}
-		catSnap = buf.Bytes()
-	})
-	c, err := loader.FromBytes(catSnap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 const upgradeURL = "https://upgrade.example/keys"
 
 func newEnv(t testing.TB, opts ...func(*config)) *env {
 	t.Helper()
-	e := &env{t: t, cat: catalogue(t)}
+	e := &env{t: t, cat: httpdtest.Catalogue(t)}
 	var err error
 	if e.codec, err = publicid.New([]byte("test secret of at least thirty-two bytes")); err != nil {
 		t.Fatal(err)
 	}
-	if e.keys, err = access.Open(t.TempDir()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.keys.Close() })
-	mk := func(p access.Plan, st access.State) string {
-		text, _, err := e.keys.Create(p, st, "owner@example.org", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return text
-	}
-	e.apify, e.demo = mk(access.PlanApify, access.StateActive), mk(access.PlanDemo, access.StateActive)
-	e.pending, e.revoked = mk(access.PlanApify, access.StatePending), mk(access.PlanApify, access.StateRevoked)
+	k := httpdtest.NewKeys(t)
+	e.keys, e.apify, e.demo, e.pending, e.revoked = k.Store, k.Apify, k.Demo, k.Pending, k.Revoked
 	return e.with(t, opts...)
 }
 

@@ -105,17 +105,22 @@ type SearchResult struct {
 
 // Variant is the summary of a variant in a list.
 type Variant struct {
-	VariantID    ID       `json:"variant_id"`
-	GenerationID ID       `json:"generation_id"`
-	DisplayName  string   `json:"display_name"`
-	FuelSlug     *string  `json:"fuel_slug"`
-	BodyTypeEN   *string  `json:"body_type_en" jsonschema:"English body-type label."`
-	PowerHP      *int     `json:"power_hp"`
-	TorqueNM     *int     `json:"torque_nm"`
-	TopSpeedKMH  *int     `json:"top_speed_kmh"`
-	Accel0100S   *float64 `json:"accel_0_100_s" jsonschema:"0-100 km/h, seconds."`
-	BatteryKWh   *float64 `json:"battery_kwh"`
-	PriceNewEUR  *int     `json:"price_new_eur" jsonschema:"Dutch new-car list price; null when unknown (never 0)."`
+	VariantID    ID      `json:"variant_id"`
+	GenerationID ID      `json:"generation_id"`
+	DisplayName  string  `json:"display_name"`
+	FuelSlug     *string `json:"fuel_slug"`
+	BodyTypeEN   *string `json:"body_type_en" jsonschema:"English body-type label."`
+	Headline
+}
+
+// Headline holds the headline figures a summary and a spec sheet share.
+type Headline struct {
+	PowerHP     *int     `json:"power_hp"`
+	TorqueNM    *int     `json:"torque_nm"`
+	TopSpeedKMH *int     `json:"top_speed_kmh"`
+	Accel0100S  *float64 `json:"accel_0_100_s" jsonschema:"0-100 km/h, seconds."`
+	BatteryKWh  *float64 `json:"battery_kwh"`
+	PriceNewEUR *int     `json:"price_new_eur" jsonschema:"Dutch new-car list price; null when unknown (never 0)."`
 }
 
 // SpecValue is one value of a spec sheet.
@@ -128,20 +133,15 @@ type SpecValue struct {
 
 // VariantSpecs is the full spec sheet of a variant.
 type VariantSpecs struct {
-	VariantID   ID                   `json:"variant_id"`
-	BrandSlug   string               `json:"brand_slug"`
-	ModelSlug   string               `json:"model_slug"`
-	DisplayName string               `json:"display_name"`
-	Locale      string               `json:"locale"`
-	YearFrom    *int                 `json:"year_from"`
-	YearTo      *int                 `json:"year_to" jsonschema:"null while the generation is in production."`
-	PowerHP     *int                 `json:"power_hp"`
-	TorqueNM    *int                 `json:"torque_nm"`
-	TopSpeedKMH *int                 `json:"top_speed_kmh"`
-	Accel0100S  *float64             `json:"accel_0_100_s" jsonschema:"0-100 km/h, seconds."`
-	BatteryKWh  *float64             `json:"battery_kwh"`
-	PriceNewEUR *int                 `json:"price_new_eur" jsonschema:"Dutch new-car list price; null when unknown (never 0)."`
-	Specs       map[string]SpecValue `json:"specs" jsonschema:"Spec key (e.g. length_mm, fuel_consumption_combined) -> value, in the requested locale and units."`
+	VariantID   ID     `json:"variant_id"`
+	BrandSlug   string `json:"brand_slug"`
+	ModelSlug   string `json:"model_slug"`
+	DisplayName string `json:"display_name"`
+	Locale      string `json:"locale"`
+	YearFrom    *int   `json:"year_from"`
+	YearTo      *int   `json:"year_to" jsonschema:"null while the generation is in production."`
+	Headline
+	Specs map[string]SpecValue `json:"specs" jsonschema:"Spec key (e.g. length_mm, fuel_consumption_combined) -> value, in the requested locale and units."`
 }
 
 // SearchOutput is the result of search_catalogue: the body of GET

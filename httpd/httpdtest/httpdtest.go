@@ -1,0 +1,75 @@
+// Package httpdtest builds what the tests of the HTTP edge and the agent
+// surface share: a small generated catalogue and a key store holding a key
+// of each plan and state. Test support only.
+package httpdtest
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+
+	"github.com/vspec/catalogue/data/gen"
+	"github.com/vspec/catalogue/data/vocab"
+	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/loader"
+)
+
+var (
+	snapOnce sync.Once
+	snap     []byte
+)
+
+// Snapshot returns the snapshot of a small catalogue (scale 0.01, seed 2,
+// with the demo set), generated once per process.
+func Snapshot() []byte {
+	snapOnce.Do(func() {
+		s, err := gen.Generate(vocab.Default(), gen.Options{Scale: 0.01, Seed: 2})
+		if err != nil {
+			panic(err)
+		}
+		var buf bytes.Buffer
+		if err := loader.Write(&buf, s); err != nil {
+			panic(err)
+		}
+		snap = buf.Bytes()
+	})
+	return snap
+}
+
+// Catalogue decodes a fresh catalogue from Snapshot.
+func Catalogue(t testing.TB) *engine.Catalogue {
+	t.Helper()
+	c, err := loader.FromBytes(Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Keys is a key store in a temporary directory with one key of each kind.
+type Keys struct {
+	Store *access.Store
+	// Active keys of each plan, a pending apify key and a revoked free key.
+	Free, Apify, Demo, Pending, Revoked string
+}
+
+// NewKeys opens the store (closed when the test ends) and creates the keys.
+func NewKeys(t testing.TB) Keys {
+	t.Helper()
+	st, err := access.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	mk := func(p access.Plan, state access.State) string {
+		text, _, err := st.Create(p, state, "owner@example.org", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return text
+	}
+	return Keys{Store: st,
+		Free: mk(access.PlanFree, access.StateActive), Apify: mk(access.PlanApify, access.StateActive), Demo: mk(access.PlanDemo, access.StateActive),
+		Pending: mk(access.PlanApify, access.StatePending), Revoked: mk(access.PlanFree, access.StateRevoked)}
+}
