@@ -2,7 +2,6 @@ package httpd_test
 
 import (
 	"encoding/json"
-	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -58,14 +57,7 @@ func newEnv(t testing.TB, opts ...func(*httpd.Options)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := e.svc.Server()
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Shutdown() })
-	e.addr = ln.Addr().String()
+	e.addr = httpdtest.Serve(t, e.svc)
 	return e
 }
 
@@ -231,13 +223,6 @@ func newEnvWith(t testing.TB, e *env, opts ...func(*httpd.Options)) *env {
 	if e2.svc, err = httpd.New(e.cat, o); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := e2.svc.Server()
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Shutdown() })
-	e2.addr = ln.Addr().String()
+	e2.addr = httpdtest.Serve(t, e2.svc)
 	return &e2
 }

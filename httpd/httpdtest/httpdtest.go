@@ -5,12 +5,14 @@ package httpdtest
 
 import (
 	"bytes"
+	"net"
 	"sync"
 	"testing"
 
 	"github.com/vspec/catalogue/data/gen"
 	"github.com/vspec/catalogue/data/vocab"
 	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/loader"
 )
@@ -72,4 +74,18 @@ func NewKeys(t testing.TB) Keys {
 	return Keys{Store: st,
 		Free: mk(access.PlanFree, access.StateActive), Apify: mk(access.PlanApify, access.StateActive), Demo: mk(access.PlanDemo, access.StateActive),
 		Pending: mk(access.PlanApify, access.StatePending), Revoked: mk(access.PlanFree, access.StateRevoked)}
+}
+
+// Serve runs svc's fasthttp server on a loopback port until the test ends
+// and returns its host:port.
+func Serve(t testing.TB, svc *httpd.Service) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := svc.Server()
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown() })
+	return ln.Addr().String()
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -99,14 +98,7 @@ func (e *env) with(t testing.TB, opts ...func(*config)) *env {
 		t.Fatal(err)
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := e.svc.Server()
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Shutdown() })
-	e.rest = ln.Addr().String()
+	e.rest = httpdtest.Serve(t, e.svc)
 
 	ts := httptest.NewUnstartedServer(nil)
 	e.url = "http://" + ts.Listener.Addr().String() + mcp.Path
