@@ -31,6 +31,17 @@ func TestImportDirection(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg := strings.TrimPrefix(fields[0], module)
+		// Test-support packages (httpd/httpdtest, x402/x402test, ...) build
+		// fixtures from the layers below, like the tests that use them; no
+		// shipped package may import one.
+		for _, imp := range fields[1:] {
+			if rel := strings.TrimPrefix(imp, module); rel != imp && isTestSupport(rel) && !isTestSupport(pkg) {
+				t.Errorf("%s imports the test-support package %s", pkg, rel)
+			}
+		}
+		if isTestSupport(pkg) {
+			continue
+		}
 		for prefix, bad := range forbidden {
 			if !strings.HasPrefix(pkg+"/", prefix) && !strings.HasPrefix(pkg, prefix) {
 				continue
@@ -53,4 +64,10 @@ func TestImportDirection(t *testing.T) {
 	if checked < 5 {
 		t.Errorf("only %d packages checked; the rules no longer match the layout", checked)
 	}
+}
+
+// isTestSupport reports a package that exists for tests: its name ends in
+// "test".
+func isTestSupport(pkg string) bool {
+	return strings.HasSuffix(pkg[strings.LastIndexByte(pkg, '/')+1:], "test")
 }

@@ -68,6 +68,7 @@ func (s *Service) describe(v *view) *described {
 
 	in := openapi.Inputs{Locales: c.Locales, Variants: len(c.VarID), SpecTypes: len(c.Specs), UpgradeURL: s.opts.UpgradeURL,
 		LicensingURL: s.opts.LicensingURL, SearchThreshold: s.opts.SearchThreshold, Examples: ex}
+	in.AgentURL = s.opts.AgentURL
 	if g := s.opts.Payments; g != nil {
 		o := g.Offer(0)
 		in.Payments = &openapi.Payments{Network: o.Network, Asset: o.Asset, AssetName: o.Extra.Name, PayTo: o.PayTo, MaxTimeoutSeconds: o.MaxTimeoutSeconds,

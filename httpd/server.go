@@ -48,6 +48,9 @@ type Options struct {
 	// PublicURL is the API's public URL, ending in /v1; 402s name resources
 	// under it. Default "http://localhost/v1".
 	PublicURL string
+	// AgentURL is the public URL of the MCP endpoint the description names;
+	// empty when the agent tool surface is off.
+	AgentURL string
 
 	// ReadTimeout and WriteTimeout bound one request. Defaults 10 s.
 	ReadTimeout, WriteTimeout time.Duration

@@ -169,7 +169,7 @@ func run() error {
 	}
 	defer closePayments()
 	svc, err := httpd.New(cat, httpd.Options{
-		KeyFlow: flow, TrustedProxies: proxies, PublicURL: publicBase(),
+		KeyFlow: flow, TrustedProxies: proxies, PublicURL: publicBase(), AgentURL: mcpPublic(),
 		Payments: payments, PaidLimiter: access.NewNetworkLimiter(*paidPerMinute),
 		Codec: codec, Keys: keys, Meter: meter, Limits: limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout,
 		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, BodyCacheBytes: *bodyCache, SearchCacheBytes: *searchCache, CDNBase: *cdnBase,
@@ -413,6 +413,22 @@ func usage() {
 	})
 }
 
+// mcpPublic returns the public URL of the MCP endpoint: -mcp.publicURL,
+// or the one derived from -mcp.listen; "" when the surface is off.
+func mcpPublic() string {
+	switch {
+	case *mcpListen == "":
+		return ""
+	case *mcpPublicURL != "":
+		return *mcpPublicURL
+	}
+	host := *mcpListen
+	if strings.HasPrefix(host, ":") {
+		host = "localhost" + host
+	}
+	return "http://" + host + mcp.Path
+}
+
 // startMCP serves the agent tool surface on -mcp.listen, beside the REST
 // API and over the same service; an unexpected stop is reported on
 // serveErr. It returns what drains it.
@@ -420,14 +436,7 @@ func startMCP(svc *httpd.Service, proxies []netip.Prefix, serveErr chan<- error)
 	if *mcpListen == "" {
 		return func(context.Context) error { return nil }, nil
 	}
-	public := *mcpPublicURL
-	if public == "" {
-		host := *mcpListen
-		if strings.HasPrefix(host, ":") {
-			host = "localhost" + host
-		}
-		public = "http://" + host + mcp.Path
-	}
+	public := mcpPublic()
 	h, err := mcp.New(svc, mcp.Options{PublicURL: public, AllowedHosts: commaList(*mcpAllowedHosts), AllowedOrigins: commaList(*mcpAllowedOrigins),
 		TrustedProxies: proxies, AnonymousPerMinute: *mcpPerMinute})
 	if err != nil {

@@ -23,6 +23,7 @@ type Inputs struct {
 	SearchThreshold float32                    // pg_trgm word-similarity threshold
 	Examples        map[string]json.RawMessage // example response bodies by name (see Example* constants)
 	Payments        *Payments                  // per-request payments; nil when off
+	AgentURL        string                     // the MCP endpoint of the agent tool surface; "" when off
 }
 
 // Names of the examples httpd renders from the catalogue.
@@ -74,7 +75,7 @@ func Build(in Inputs) obj {
 			"version": Version,
 			"summary": "Read-only, versioned REST API over a multilingual European vehicle catalogue.",
 			"description": "Brand > model > generation > variant: " + itoa(in.Variants) + " variants, " + itoa(in.SpecTypes) + " spec types, " + itoa(len(in.Locales)) +
-				" languages. Every success body is `{data, meta}` (plus `links` on lists); every error is RFC 9457 `application/problem+json`.\n\n" + accessText + "\n\n" + decisionsText,
+				" languages. Every success body is `{data, meta}` (plus `links` on lists); every error is RFC 9457 `application/problem+json`.\n\n" + accessText + agentText(in.AgentURL) + "\n\n" + decisionsText,
 			"license": obj{"name": "Proprietary: attribution of the data is required by the terms of service", "url": in.UpgradeURL},
 		},
 		"servers":  []obj{{"url": "/v1", "description": "this server"}},

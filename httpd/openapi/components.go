@@ -153,6 +153,17 @@ const accessText = `## Access
 
 A demo key: POST /v1/keys/demo with your details; open the activation link mailed to you within 3 days; the key is shown once and mailed.\n\nPaying per request: call without a key; the 402's PAYMENT-REQUIRED header carries the offer; an x402 client (for example @x402/fetch) signs it and repeats the call with PAYMENT-SIGNATURE; the 200 carries PAYMENT-RESPONSE with the receipt. Only a 2xx is charged (a 404 costs nothing). A request with a key is always answered as a key holder and never sees 402.`
 
+// agentText describes the agent tool surface when it is served.
+func agentText(url string) string {
+	if url == "" {
+		return ""
+	}
+	return "\n\n## Agents (MCP)\n\nAn MCP server (Model Context Protocol, Streamable HTTP, stateless) at " + url +
+		" exposes the four payable operations as tools: `search_catalogue` (GET /search), `filter_catalogue` (GET /variants), `get_specs_full` (GET /variants/{id}/specs) and `compare_full` (GET /compare). " +
+		"Each answers with the same body as its REST twin for the same caller, as structuredContent. Send the key as `Authorization: Bearer <key>` (an unknown key is 401 with `WWW-Authenticate: Bearer` naming the protected-resource metadata); " +
+		"without a key the demo set answers, and the full catalogue is paid per call with x402 in `params._meta[\"x402/payment\"]`."
+}
+
 const decisionsText = `## Decisions
 
 Parameters are strict: an unknown or repeated parameter is a 400 naming it. Lists are keyset-paged with opaque cursors bound to the list. Catalogue responses carry strong ETags (304 on If-None-Match), Cache-Control and Vary, and are compressed with br, zstd or gzip when accepted. Limits per key and window are reported in RateLimit and RateLimit-Policy; a 429 names the window; a 503 is our failure, never a signal to throttle.`
