@@ -3,6 +3,8 @@
 // the engine's columns. Every request loads the engine.Holder once and
 // answers from that one catalogue, so a reload never mixes snapshots.
 //
-// The package imports engine and its own subpackages; nothing below it
-// imports httpd.
+// The package imports engine and its own subpackages. Of those, only
+// httpd/mcp (the agent tool surface, which answers through Service.Invoke
+// with these same handlers) and the test support httpd/httpdtest import
+// httpd back.
 package httpd
