@@ -72,7 +72,9 @@ var headerPaymentSignature = []byte(x402.HeaderSignature)
 // the handler answered 2xx. A failed settlement discards the answer.
 func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation, h func(*fasthttp.RequestCtx, *request)) {
 	sig := ctx.Request.Header.PeekBytes(headerPaymentSignature)
-	if len(sig) == 0 {
+	// A payment buys a GET's body; HEAD has none to sell, so it is answered
+	// with the offer and a payment it carries is neither used nor charged.
+	if len(sig) == 0 || ctx.IsHead() {
 		s.paymentRequired(ctx, op, "", "")
 		return
 	}

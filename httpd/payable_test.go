@@ -161,6 +161,10 @@ func TestKeyHoldersNeverPay(t *testing.T) {
 	if rs, _ := e.payStore.Receipts(); len(rs) != 0 {
 		t.Fatal("a key holder's payment was settled")
 	}
+	// HEAD sells nothing: the offer, and the payment stays unused.
+	if r := e.do("HEAD", path, "", "PAYMENT-SIGNATURE", sig); r.status != 402 || r.header["Payment-Required"] == "" {
+		t.Fatalf("HEAD with a payment: %d", r.status)
+	}
 	// The payment was never used, so it still pays a keyless call.
 	if r := e.get(path, "", "PAYMENT-SIGNATURE", sig); r.status != 200 {
 		t.Fatalf("%d %s", r.status, r.body)
