@@ -332,7 +332,7 @@ func paymentGate() (*x402.Gate, func(), error) {
 	}
 	if *facilitatorURL == "" {
 		cfg.Facilitator = &x402.Local{Store: store, MaxTimeout: *payTimeout}
-		log.Printf("x402: no -x402.facilitator: the built-in local facilitator records receipts in %s; nothing is settled on any chain", filepath.Join(*stateDir, "payments.db"))
+		log.Printf("x402: no -x402.facilitator: the built-in local facilitator checks signatures (not funds) and records receipts in %s; nothing is settled on any chain, so paid calls cost nothing real. Set -x402.facilitator in production", filepath.Join(*stateDir, "payments.db"))
 	} else {
 		auth := *facilitatorAuth
 		if p, ok := strings.CutPrefix(auth, "file://"); ok {
