@@ -3,7 +3,10 @@
 # @x402/evm and a viem local account, pinned in package-lock.json) pays real
 # requests to the four payable operations of a running catalogued, whose
 # payments are verified and settled by cmd/facilitator on loopback; then the
-# facilitator's receipts must match the calls charged, one for one.
+# official MCP TypeScript SDK (@modelcontextprotocol/sdk 1.32.2) with the
+# same x402 client pays tool calls of its MCP server (x402 in _meta,
+# mcp-pay.mjs); then the facilitator's receipts must match the calls
+# charged on both surfaces, one for one.
 #
 #   .ci/x402/check.sh CATALOGUED_BIN FACILITATOR_BIN SNAPSHOT WORKDIR
 #
@@ -28,7 +31,7 @@ fi
 export PAYER_KEY=0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80 # Anvil #0, public, never funded
 
 mkdir -p "$work"
-rm -rf "$work/fac.db" "$work/state" "$work/ledger.jsonl" "$work/receipts.jsonl" "$work/facilitator.log" "$work/catalogued.log"
+rm -rf "$work/fac.db" "$work/state" "$work/ledger.jsonl" "$work/mcp-ledger.jsonl" "$work/receipts.jsonl" "$work/facilitator.log" "$work/catalogued.log"
 
 fac_pid="" cat_pid=""
 stop() { # stop PID: TERM, then wait for it (timeout forwards TERM to the server)
@@ -88,24 +91,37 @@ wait_up facilitator "$fac_pid" "$fac_url/supported" "Bearer $token"
 code=$(status_of "$fac_url/supported")
 [ "$code" = 401 ] || { echo "x402 check: the facilitator answered $code without its token, want 401" >&2; exit 1; }
 
+if ! "$catalogued" -h 2>&1 | grep -q mcp.listen; then
+  echo "x402 check: $catalogued has no -mcp.listen flag: it serves no MCP server to pay" >&2
+  exit 2
+fi
 api_port=$(free_port)
+mcp_port=$(free_port)
+while [ "$mcp_port" = "$api_port" ]; do mcp_port=$(free_port); done
 base="http://127.0.0.1:$api_port/v1"
-extra=()
-if "$catalogued" -h 2>&1 | grep -q mcp.listen; then extra+=(-mcp.listen ""); fi
-echo "== catalogued on $base"
+mcp_url="http://127.0.0.1:$mcp_port/mcp"
+echo "== catalogued on $base, MCP on $mcp_url"
 timeout 600 "$catalogued" -listen "127.0.0.1:$api_port" -snapshot "$snapshot" -state "$work/state" -admin.listen "" \
-  -x402.facilitator "$fac_url" -x402.facilitatorAuth "Authorization: Bearer $token" "${extra[@]}" >"$work/catalogued.log" 2>&1 &
+  -x402.facilitator "$fac_url" -x402.facilitatorAuth "Authorization: Bearer $token" -mcp.listen "127.0.0.1:$mcp_port" >"$work/catalogued.log" 2>&1 &
 cat_pid=$!
 wait_up catalogued "$cat_pid" "$base/health"
+# GET /mcp is 405 on a stateless server: the protected-resource metadata
+# beside it says the MCP listener is up.
+wait_up "catalogued (MCP)" "$cat_pid" "http://127.0.0.1:$mcp_port/.well-known/oauth-protected-resource/mcp"
 
 echo "== the official x402 client pays (node pay.mjs)"
 started=$(date +%s%N)
 (cd "$here" && timeout 180 node pay.mjs "$base" "$work/ledger.jsonl")
 echo "pay.mjs took $(( ($(date +%s%N) - started) / 1000000 )) ms"
 
+echo "== the official MCP client pays tool calls with x402 (node mcp-pay.mjs)"
+started=$(date +%s%N)
+(cd "$here" && timeout 180 node mcp-pay.mjs "$mcp_url" "$work/mcp-ledger.jsonl")
+echo "mcp-pay.mjs took $(( ($(date +%s%N) - started) / 1000000 )) ms"
+
 echo "== facilitator receipts"
 stop "$cat_pid"; cat_pid=""
 stop "$fac_pid"; fac_pid="" # releases the bbolt lock on fac.db
 timeout 30 "$facilitator" -db "$work/fac.db" -receipts >"$work/receipts.jsonl"
-(cd "$here" && timeout 30 node receipts.mjs "$work/ledger.jsonl" "$work/receipts.jsonl")
+(cd "$here" && timeout 30 node receipts.mjs "$work/ledger.jsonl" "$work/mcp-ledger.jsonl" "$work/receipts.jsonl")
 echo "x402 check: ok"
