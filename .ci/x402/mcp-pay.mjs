@@ -26,10 +26,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { x402Client } from "@x402/core/client";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
-import { writeFileSync } from "node:fs";
+import { NETWORK, USDC, rows, failures, ledger, check, same, short, finish } from "./report.mjs";
 
-const NETWORK = "eip155:8453";
-const USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"; // Base USDC
 const PRICES = { search_catalogue: "5000", filter_catalogue: "5000", get_specs_full: "50000", compare_full: "100000" };
 const PAYMENT = "x402/payment";
 const RESPONSE = "x402/payment-response";
@@ -42,17 +40,6 @@ if (!mcpURL || !/^https?:\/\/.+\/mcp$/.test(mcpURL) || !process.env.PAYER_KEY) {
 const account = privateKeyToAccount(process.env.PAYER_KEY);
 const payer = new x402Client().register("eip155:*", new ExactEvmScheme(account));
 
-const rows = [];     // the table printed at the end
-const failures = []; // "what: why"
-const ledger = [];   // charged calls
-
-function check(what, cond, why) {
-  if (!cond) failures.push(`${what}: ${why}`);
-  return cond;
-}
-
-const same = (a, b) => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
-const short = (s, n = 40) => (typeof s === "string" && s.length > n ? s.slice(0, n) + "…" : String(s ?? "-"));
 const json = (v, n = 400) => short(JSON.stringify(v), n);
 const argText = (args) => Object.entries(args).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(",") : v}`).join(" ");
 
@@ -323,17 +310,5 @@ try {
   }
 }
 
-const cols = ["step", "tool", "args", "offered", "isError", "charged", "ms", "note"];
-const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
-const line = (r) => cols.map((c, i) => String(r[c]).padEnd(width[i])).join("  ").trimEnd();
-console.log(line(Object.fromEntries(cols.map((c) => [c, c]))));
-for (const r of rows) console.log(line(r));
-const total = ledger.reduce((n, l) => n + BigInt(l.value), 0n);
-console.log(`${ledger.length} paid tool calls charged, ${total} atomic units (${Number(total) / 1e6} USD)`);
-if (ledgerPath) writeFileSync(ledgerPath, ledger.map((l) => JSON.stringify(l) + "\n").join(""));
-if (failures.length) {
-  console.error(`\nFAIL: ${failures.length} check(s) failed:`);
-  for (const f of failures) console.error("  - " + f);
-  process.exit(1);
-}
-console.log("ok: the MCP tool calls were paid with x402 by the official MCP and x402 clients");
+finish(["step", "tool", "args", "offered", "isError", "charged", "ms", "note"], "paid tool calls", ledgerPath,
+  "ok: the MCP tool calls were paid with x402 by the official MCP and x402 clients");

@@ -18,10 +18,8 @@ import { wrapFetchWithPayment, x402Client, x402HTTPClient, decodePaymentResponse
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
-import { writeFileSync } from "node:fs";
+import { NETWORK, USDC, rows, failures, ledger, check, same, short, finish } from "./report.mjs";
 
-const NETWORK = "eip155:8453";
-const USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"; // Base USDC
 const PRICES = { specs: "50000", search: "5000", filter: "5000", compare: "100000" };
 const BOGUS_KEY = "vsc_apify_" + "0".repeat(48);
 
@@ -39,17 +37,6 @@ client.onAfterPaymentCreation(async ({ paymentPayload }) => {
 const paidFetch = wrapFetchWithPayment(fetch, client);
 const http = new x402HTTPClient(client);
 
-const rows = [];     // the table printed at the end
-const failures = []; // "what: why"
-const ledger = [];   // charged calls
-
-function check(what, cond, why) {
-  if (!cond) failures.push(`${what}: ${why}`);
-  return cond;
-}
-
-const same = (a, b) => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
-const short = (s, n = 40) => (typeof s === "string" && s.length > n ? s.slice(0, n) + "…" : String(s ?? "-"));
 
 async function jsonBody(res) {
   const text = await res.text();
@@ -241,18 +228,6 @@ try {
   failures.push(`unexpected error: ${e.stack ?? e}`);
 }
 
-const cols = ["op", "path", "offered", "status", "charged", "transaction"];
-const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
-const line = (r) => cols.map((c, i) => String(r[c]).padEnd(width[i])).join("  ").trimEnd();
 console.log(`payer ${account.address}, @x402/fetch → ${base}`);
-console.log(line(Object.fromEntries(cols.map((c) => [c, c]))));
-for (const r of rows) console.log(line(r));
-const total = ledger.reduce((n, l) => n + BigInt(l.value), 0n);
-console.log(`${ledger.length} paid calls charged, ${total} atomic units (${Number(total) / 1e6} USD)`);
-if (ledgerPath) writeFileSync(ledgerPath, ledger.map((l) => JSON.stringify(l) + "\n").join(""));
-if (failures.length) {
-  console.error(`\nFAIL: ${failures.length} check(s) failed:`);
-  for (const f of failures) console.error("  - " + f);
-  process.exit(1);
-}
-console.log("ok: every payable operation was paid by the official x402 client");
+finish(["op", "path", "offered", "status", "charged", "transaction"], "paid calls", ledgerPath,
+  "ok: every payable operation was paid by the official x402 client");
