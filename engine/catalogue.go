@@ -93,7 +93,7 @@ type Columns struct {
 	GenName      Text
 	GenSlug      Text
 	GenYearStart []uint16
-	GenYearEnd   []uint16 // 0 while in production
+	GenYearEnd   []uint16 // 0 while in production; years are in MinYear..MaxYear
 
 	VarID           []uint32
 	VarGen          []uint32
@@ -125,6 +125,12 @@ type Columns struct {
 
 	Demo []uint32 // variant rows of the demo set
 }
+
+// The production years a catalogue may record.
+const (
+	MinYear = 1886 // the first motor car
+	MaxYear = 2100
+)
 
 // Catalogue is the immutable, query-ready catalogue.
 type Catalogue struct {
@@ -308,8 +314,14 @@ func (c *Catalogue) validate() error {
 		return err
 	}
 	for i := range c.GenYearStart {
-		if ye := c.GenYearEnd[i]; ye != 0 && ye < c.GenYearStart[i] {
-			return invalid("generation %d ends before it starts", c.GenID[i])
+		// Years outside the motor car's history are a corrupt file, and the
+		// year index (one bitmap per year a generation covers) must not be
+		// asked to span millennia.
+		if ys := c.GenYearStart[i]; ys < MinYear || ys > MaxYear {
+			return invalid("generation %d starts in %d, outside %d..%d", c.GenID[i], ys, MinYear, MaxYear)
+		}
+		if ye := c.GenYearEnd[i]; ye != 0 && (ye < c.GenYearStart[i] || ye > MaxYear) {
+			return invalid("generation %d ends in %d, before it starts or after %d", c.GenID[i], ye, MaxYear)
 		}
 	}
 	nv := len(c.VarID)

@@ -175,6 +175,16 @@ func TestNewRejects(t *testing.T) {
 		c.Locales = append([]string(nil), c.Locales...)
 		c.Locales[6] = "xx"
 	})
+	// A year outside MinYear..MaxYear would make the year index span
+	// millennia (a fuzzed snapshot took 25 s to load).
+	f("start year", "outside 1886..2100", func(c *engine.Columns) {
+		c.GenYearStart = append([]uint16(nil), c.GenYearStart...)
+		c.GenYearStart[0] = 3
+	})
+	f("end year", "after 2100", func(c *engine.Columns) {
+		c.GenYearEnd = append([]uint16(nil), c.GenYearEnd...)
+		c.GenYearEnd[0] = 60000
+	})
 	f("demo row", "demo row", func(c *engine.Columns) { c.Demo = append(append([]uint32(nil), c.Demo...), c.Demo[0]) })
 	f("bool", "not a boolean", func(c *engine.Columns) {
 		abs := uint8(specIndex(small(t), "abs"))

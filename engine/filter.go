@@ -42,7 +42,9 @@ func (c *Catalogue) deriveFilters() {
 	for g := range c.GenID {
 		end := int(c.GenYearEnd[g])
 		if end == 0 {
-			end = f.syncYear // an ongoing generation covers the years up to the catalogue's sync
+			// An ongoing generation covers the years up to the catalogue's
+			// sync (a sync date past MaxYear is not believed that far).
+			end = min(f.syncYear, MaxYear)
 		}
 		first, last := c.genVariants[g], c.genVariants[g+1]
 		for y := int(c.GenYearStart[g]); y <= end; y++ {

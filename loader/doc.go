@@ -43,7 +43,7 @@
 //	SPEC  n_specs x ( key str | group u16 | kind u8 | scale u8 | enum i16 (-1: none) | unit str | module str | L x label str )
 //	BRND  n_brands x ( id u32 | slug str | name str | popularity u16 | wikidata str | country str | L x localized name str )
 //	MODL  n_models x ( id u32 | brand row u32 | name str | slug str )
-//	GENR  n_generations x ( id u32 | model row u32 | name str | slug str | year_start u16 | year_end u16 (0: in production) )
+//	GENR  n_generations x ( id u32 | model row u32 | name str | slug str | year_start u16 | year_end u16 (0: in production); years 1886..2100 )
 //	VARI  columns of n_variants each: id u32[] | generation row u32[] | name str[] | fuel u8[] | body u8[] |
 //	      drive u8[] | transmission u8[] | power_hp i32[] | torque_nm i32[] | top_speed_kmh i32[] |
 //	      accel_0_100 i32[] (tenths of s) | battery_kwh i32[] (tenths) | has_price u8[] | price_eur i32[] |
