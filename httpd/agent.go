@@ -113,8 +113,7 @@ type Admission struct {
 // active).
 func (s *Service) Authenticate(key string) (*access.Key, *Answer) {
 	ctx := new(fasthttp.RequestCtx)
-	ctx.Request.Header.Set("Authorization", "Bearer "+key)
-	k, ok := s.authenticate(ctx)
+	k, ok := s.authenticate(ctx, []byte(key))
 	if !ok {
 		a := answerOf(ctx)
 		return nil, &a
@@ -125,16 +124,14 @@ func (s *Service) Authenticate(key string) (*access.Key, *Answer) {
 // Admit checks a key as the REST routes do and reserves one call on its
 // counters.
 func (s *Service) Admit(key string) Admission {
+	k, refused := s.Authenticate(key)
+	if refused != nil {
+		return Admission{Refused: refused}
+	}
 	ctx := new(fasthttp.RequestCtx)
-	ctx.Request.Header.Set("Authorization", "Bearer "+key)
 	rq := getRequest()
 	defer putRequest(rq)
 	rq.v = s.view.Load()
-	k, ok := s.authenticate(ctx)
-	if !ok {
-		a := answerOf(ctx)
-		return Admission{Refused: &a}
-	}
 	ticket, ok := s.admit(ctx, rq, k)
 	if !ok {
 		a := answerOf(ctx)

@@ -51,13 +51,12 @@ func (op Operation) Description() string { return operations[op].description }
 // ignored); a request without one pays per call with x402, or gets 402
 // with the offer.
 func (s *Service) payable(op Operation, h, demo func(*fasthttp.RequestCtx, *request)) fasthttp.RequestHandler {
-	keyed := s.keyed(h, demo)
 	if s.opts.Payments == nil {
-		return keyed
+		return s.keyed(h, demo)
 	}
 	return func(ctx *fasthttp.RequestCtx) {
-		if len(apiKey(ctx)) > 0 {
-			keyed(ctx)
+		if raw := apiKey(ctx); len(raw) > 0 {
+			s.serveKeyed(ctx, raw, h, demo)
 			return
 		}
 		s.paid(ctx, op, h)

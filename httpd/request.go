@@ -80,35 +80,38 @@ func apiKey(ctx *fasthttp.RequestCtx) []byte {
 // demo is the route's handler for demo keys: a request with a demo key is
 // answered by it and never reaches h, whatever the route.
 func (s *Service) keyed(h, demo func(*fasthttp.RequestCtx, *request)) fasthttp.RequestHandler {
-	return func(ctx *fasthttp.RequestCtx) {
-		rq := getRequest()
-		defer putRequest(rq)
-		rq.v = s.view.Load()
-		k, ok := s.authenticate(ctx)
-		if !ok {
-			return
-		}
-		rq.key = k
-		rq.raw = k.Plan == access.PlanApify
-		ticket, ok := s.admit(ctx, rq, k)
-		if !ok {
-			return
-		}
-		if k.Plan == access.PlanDemo {
-			demo(ctx, rq)
-		} else {
-			h(ctx, rq)
-		}
-		if code := ctx.Response.StatusCode(); code >= 300 && code != fasthttp.StatusNotModified {
-			ticket.Release()
-		}
+	return func(ctx *fasthttp.RequestCtx) { s.serveKeyed(ctx, apiKey(ctx), h, demo) }
+}
+
+// serveKeyed answers a request of a key-requiring route with the key it
+// sent (raw, empty when none), as keyed describes.
+func (s *Service) serveKeyed(ctx *fasthttp.RequestCtx, raw []byte, h, demo func(*fasthttp.RequestCtx, *request)) {
+	rq := getRequest()
+	defer putRequest(rq)
+	rq.v = s.view.Load()
+	k, ok := s.authenticate(ctx, raw)
+	if !ok {
+		return
+	}
+	rq.key = k
+	rq.raw = k.Plan == access.PlanApify
+	ticket, ok := s.admit(ctx, rq, k)
+	if !ok {
+		return
+	}
+	if k.Plan == access.PlanDemo {
+		demo(ctx, rq)
+	} else {
+		h(ctx, rq)
+	}
+	if code := ctx.Response.StatusCode(); code >= 300 && code != fasthttp.StatusNotModified {
+		ticket.Release()
 	}
 }
 
-// authenticate checks the key of a request, writing the 401 or 403 when it
-// does not admit the request.
-func (s *Service) authenticate(ctx *fasthttp.RequestCtx) (*access.Key, bool) {
-	raw := apiKey(ctx)
+// authenticate checks the key a request sent (raw, empty when none),
+// writing the 401 or 403 when it does not admit the request.
+func (s *Service) authenticate(ctx *fasthttp.RequestCtx, raw []byte) (*access.Key, bool) {
 	if len(raw) == 0 {
 		ctx.Response.Header.SetBytesKV(headerWWWAuthenticate, bearerRealm)
 		problem(ctx, fasthttp.StatusUnauthorized, "Unauthorized",

@@ -2,6 +2,7 @@ package x402
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -117,11 +118,7 @@ func (f *HTTPFacilitator) call(ctx context.Context, method, path string, timeout
 // Verify asks the facilitator to verify a payment.
 func (f *HTTPFacilitator) Verify(ctx context.Context, p *PaymentPayload, r Requirements) (VerifyResponse, error) {
 	var v VerifyResponse
-	t := f.VerifyTimeout
-	if t == 0 {
-		t = 10 * time.Second
-	}
-	err := f.call(ctx, http.MethodPost, "/verify", t, facilitatorRequest{Version, p, r}, &v)
+	err := f.call(ctx, http.MethodPost, "/verify", cmp.Or(f.VerifyTimeout, 10*time.Second), facilitatorRequest{Version, p, r}, &v)
 	if err == nil && !v.IsValid && v.InvalidReason == "" {
 		err = fmt.Errorf("%w: /verify refused the payment without a reason", ErrFacilitator)
 	}
@@ -131,11 +128,7 @@ func (f *HTTPFacilitator) Verify(ctx context.Context, p *PaymentPayload, r Requi
 // Settle asks the facilitator to settle a payment.
 func (f *HTTPFacilitator) Settle(ctx context.Context, p *PaymentPayload, r Requirements) (SettlementResponse, error) {
 	var s SettlementResponse
-	t := f.SettleTimeout
-	if t == 0 {
-		t = 30 * time.Second
-	}
-	err := f.call(ctx, http.MethodPost, "/settle", t, facilitatorRequest{Version, p, r}, &s)
+	err := f.call(ctx, http.MethodPost, "/settle", cmp.Or(f.SettleTimeout, 30*time.Second), facilitatorRequest{Version, p, r}, &s)
 	return s, err
 }
 
@@ -157,6 +150,13 @@ type Local struct {
 	Now         func() time.Time
 }
 
+func (l *Local) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
+}
+
 func (l *Local) check(p *PaymentPayload, r Requirements) (eip3009.Authorization, eip3009.Domain, *Rejection) {
 	if r.Scheme != "exact" || p.Accepted.Scheme != "exact" {
 		return eip3009.Authorization{}, eip3009.Domain{}, reject("unsupported_scheme", "only the exact scheme is supported")
@@ -171,17 +171,14 @@ func (l *Local) check(p *PaymentPayload, r Requirements) (eip3009.Authorization,
 	if rej := matchOffer(&p.Accepted, &r); rej != nil {
 		return eip3009.Authorization{}, domain, rej
 	}
-	now, margin, maxTimeout := time.Now, l.ClockMargin, l.MaxTimeout
-	if l.Now != nil {
-		now = l.Now
-	}
+	margin, maxTimeout := l.ClockMargin, l.MaxTimeout
 	if margin == 0 {
 		margin = 5 * time.Second
 	}
 	if maxTimeout == 0 {
 		maxTimeout = time.Duration(r.MaxTimeoutSeconds) * time.Second
 	}
-	auth, rej := checkExact(p, &r, domain, now(), margin, maxTimeout)
+	auth, rej := checkExact(p, &r, domain, l.now(), margin, maxTimeout)
 	return auth, domain, rej
 }
 
@@ -205,17 +202,13 @@ func (l *Local) Settle(_ context.Context, p *PaymentPayload, r Requirements) (Se
 		return SettlementResponse{ErrorReason: rej.Reason, Network: r.Network, Payer: p.Payload.Authorization.From}, nil
 	}
 	digest := auth.Digest(domain)
-	now := time.Now
-	if l.Now != nil {
-		now = l.Now
-	}
 	rec := Receipt{
 		Transaction:   "local:0x" + hex.EncodeToString(digest[:]),
 		Network:       r.Network,
 		Asset:         r.Asset,
 		Authorization: p.Payload.Authorization,
 		Signature:     p.Payload.Signature,
-		SettledAt:     now().UTC(),
+		SettledAt:     l.now().UTC(),
 	}
 	if p.Resource != nil {
 		rec.Resource = p.Resource.URL
