@@ -161,7 +161,9 @@ func TestReplayAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	fx.store.Close()
-	store, err := x402.OpenStore(fx.path, nil)
+	// The reopened store keeps the fixture's clock: with the real one the
+	// recorded nonce would count as expired on any later date.
+	store, err := x402.OpenStore(fx.path, func() time.Time { return fx.now })
 	if err != nil {
 		t.Fatal(err)
 	}
