@@ -11,6 +11,7 @@ import (
 	"github.com/vspec/catalogue/engine"
 
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/ratelog"
 )
 
 // request is the per-request scratch: the view the request answers from,
@@ -140,6 +141,7 @@ func (s *Service) authenticate(ctx *fasthttp.RequestCtx, raw []byte) (*access.Ke
 func (s *Service) admit(ctx *fasthttp.RequestCtx, rq *request, k *access.Key) (access.Ticket, bool) {
 	now := s.opts.Now()
 	if s.opts.Meter != nil && !s.opts.Meter.Healthy(now) {
+		ratelog.Default.Printf("metering refusal", "keyed requests are refused with 503: usage cannot be persisted (last error: %s)", s.opts.Meter.LastError())
 		ctx.Response.Header.SetBytesKV(headerRetryAfter, retryMetering)
 		problem(ctx, fasthttp.StatusServiceUnavailable, "Service Unavailable",
 			"Usage metering is unavailable, so the request is refused rather than served uncounted. This is a failure on our side, not a limit of your key: retry after the Retry-After delay.")

@@ -17,6 +17,7 @@ import (
 	"github.com/vspec/catalogue/httpd/keyflow"
 	"github.com/vspec/catalogue/httpd/openapi"
 	"github.com/vspec/catalogue/httpd/publicid"
+	"github.com/vspec/catalogue/httpd/ratelog"
 	"github.com/vspec/catalogue/httpd/x402"
 )
 
@@ -56,6 +57,9 @@ type Options struct {
 	ReadTimeout, WriteTimeout time.Duration
 	// IdleTimeout closes idle keep-alive connections. Default 60 s.
 	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds the request line and headers; larger requests
+	// get 431. Default 8 KiB.
+	MaxHeaderBytes int
 	// MaxAge is the max-age of Cache-Control on catalogue responses.
 	// Default 1 hour.
 	MaxAge time.Duration
@@ -90,6 +94,9 @@ func (o *Options) SetDefaults() {
 	}
 	if o.IdleTimeout == 0 {
 		o.IdleTimeout = 60 * time.Second
+	}
+	if o.MaxHeaderBytes == 0 {
+		o.MaxHeaderBytes = 8 << 10
 	}
 	if o.MaxAge == 0 {
 		o.MaxAge = time.Hour
@@ -264,17 +271,36 @@ func (s *Service) Catalogue() *engine.Catalogue { return s.view.Load().cat }
 // Handler returns the request handler.
 func (s *Service) Handler() fasthttp.RequestHandler { return s.handler }
 
-// Server returns a fasthttp server around the handler.
+// Server returns a fasthttp server around the handler. Serve it on a
+// listener guarded by httpd/connguard: fasthttp's own accept loop ends on
+// the first descriptor exhaustion.
 func (s *Service) Server() *fasthttp.Server {
 	return &fasthttp.Server{
-		Handler:              s.handler,
-		Name:                 "catalogued",
-		ReadTimeout:          s.opts.ReadTimeout,
-		WriteTimeout:         s.opts.WriteTimeout,
-		IdleTimeout:          s.opts.IdleTimeout,
-		NoDefaultContentType: true,
-		ReduceMemoryUsage:    false,
+		Handler:      s.handler,
+		Name:         "catalogued",
+		ReadTimeout:  s.opts.ReadTimeout,
+		WriteTimeout: s.opts.WriteTimeout,
+		IdleTimeout:  s.opts.IdleTimeout,
+		// The request line and headers must fit the read buffer (431
+		// beyond); bodies are limited per route before they are read.
+		ReadBufferSize:               s.opts.MaxHeaderBytes,
+		HeaderReceived:               requestConfig,
+		MaxRequestBodySize:           KeyRequestBodyBytes,
+		ErrorHandler:                 parseError,
+		DisablePreParseMultipartForm: true,
+		NoDefaultContentType:         true,
+		ReduceMemoryUsage:            false,
+		// fasthttp logs every connection error; a client can cause as many
+		// as it likes, so they are rate-limited.
+		Logger: fasthttpLog{},
 	}
+}
+
+// fasthttpLog sends fasthttp's own log lines through ratelog.
+type fasthttpLog struct{}
+
+func (fasthttpLog) Printf(format string, args ...any) {
+	ratelog.Default.Printf("http", format, args...)
 }
 
 // route names identify lists for cursor bindings and are part of every
@@ -339,6 +365,9 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	// The two hottest reads skip the router: its {id} parameters cost three
 	// allocations per request (see BenchmarkRouting).
 	return func(ctx *fasthttp.RequestCtx) {
+		if refuseFraming(ctx) {
+			return
+		}
 		if (ctx.IsGet() || ctx.IsHead()) && bytes.HasPrefix(ctx.Path(), prefixVariants) {
 			rest := ctx.Path()[len(prefixVariants):]
 			switch i := bytes.IndexByte(rest, '/'); {

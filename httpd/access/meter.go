@@ -9,6 +9,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/vspec/catalogue/httpd/ratelog"
 )
 
 // Window is a fixed calendar window of a limit, in UTC.
@@ -197,6 +199,7 @@ type Meter struct {
 	stop      chan struct{}
 	done      chan struct{}
 	failFlush func() error // test hook: a broken store
+	log       *ratelog.Logger
 }
 
 // StartMeter loads the persisted counters into the keys and flushes them
@@ -209,7 +212,7 @@ func (s *Store) StartMeter(interval, maxLag time.Duration) (*Meter, error) {
 	if maxLag <= 0 {
 		maxLag = 5 * time.Second
 	}
-	m := &Meter{store: s, interval: interval, maxLag: maxLag, stop: make(chan struct{}), done: make(chan struct{})}
+	m := &Meter{store: s, interval: interval, maxLag: maxLag, stop: make(chan struct{}), done: make(chan struct{}), log: ratelog.Default}
 	if err := m.load(); err != nil {
 		return nil, err
 	}
@@ -295,6 +298,7 @@ func (m *Meter) Flush() error {
 	if err != nil {
 		msg := err.Error()
 		m.lastError.Store(&msg)
+		m.log.Printf("metering", "cannot persist usage counters to %s: %v (keyed requests are refused with 503 once no flush has succeeded for %s)", m.store.db.Path(), err, m.maxLag)
 		return fmt.Errorf("cannot persist usage: %w", err)
 	}
 	m.lastOK.Store(time.Now().UnixNano())
@@ -306,6 +310,17 @@ func (m *Meter) Flush() error {
 func (m *Meter) Healthy(now time.Time) bool {
 	return now.UnixNano()-m.lastOK.Load() <= int64(m.maxLag)
 }
+
+// LastError returns the error of the last failed flush, or "".
+func (m *Meter) LastError() string {
+	if p := m.lastError.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// SetLog sends the meter's log lines to l (default ratelog.Default).
+func (m *Meter) SetLog(l *ratelog.Logger) { m.log = l }
 
 // Close flushes one last time and stops the loop.
 func (m *Meter) Close() {

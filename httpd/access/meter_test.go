@@ -1,9 +1,15 @@
 package access
 
 import (
+	"bytes"
+	"errors"
+	"log"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vspec/catalogue/httpd/ratelog"
 )
 
 // TestNoLostIncrements counts a million concurrent reservations.
@@ -158,5 +164,34 @@ func TestNetworkLimiter(t *testing.T) {
 	}
 	if ok, _ := l.Allow("203.0.113.7", now.Add(time.Minute)); !ok {
 		t.Error("the next minute was refused")
+	}
+}
+
+// TestFlushFailureLogged: a failed flush is logged with its cause (once per
+// minute), and LastError tells it.
+func TestFlushFailureLogged(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	m, err := s.StartMeter(time.Hour, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var out bytes.Buffer
+	m.SetLog(ratelog.New(log.New(&out, "", 0), time.Minute))
+	m.BreakForTest(errors.New("no space left on device"))
+	for range 3 {
+		if m.Flush() == nil {
+			t.Fatal("a broken flush reported success")
+		}
+	}
+	if got := strings.Count(out.String(), "no space left on device"); got != 1 {
+		t.Fatalf("%d log lines naming the cause, want 1 (rate-limited): %q", got, out.String())
+	}
+	if !strings.Contains(m.LastError(), "no space left on device") {
+		t.Fatalf("LastError %q", m.LastError())
 	}
 }

@@ -1,10 +1,13 @@
 package mcp
 
 import (
+	"bytes"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -111,4 +114,39 @@ func (g *guard) origins(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// MaxBodyBytes is the largest request body the MCP endpoint reads: a
+// tools/call is a few hundred bytes, a batch of them a few KiB.
+const MaxBodyBytes = 64 << 10
+
+// bodies reads a request's body whole, up to MaxBodyBytes, before the
+// transport sees it, and refuses a larger one with 413 (a problem, where
+// http.MaxBytesReader would leave the SDK to answer in its own words).
+func bodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > MaxBodyBytes {
+			tooLarge(w)
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+			if err != nil {
+				writeProblem(w, http.StatusBadRequest, "Bad Request", "The request body could not be read: "+err.Error(), nil)
+				return
+			}
+			if len(b) > MaxBodyBytes {
+				tooLarge(w)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func tooLarge(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close") // do not read the rest of what was sent
+	writeProblem(w, http.StatusRequestEntityTooLarge, "Content Too Large",
+		"The request body is larger than the "+strconv.Itoa(MaxBodyBytes>>10)+" KiB the MCP endpoint accepts.", nil)
 }

@@ -129,7 +129,7 @@ func New(svc *httpd.Service, opts Options) (http.Handler, error) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusNotFound, "Not Found", "No route for "+r.URL.Path+": the MCP endpoint is "+Path+".", nil)
 	})
-	return g.hosts(mux), nil
+	return g.hosts(bodies(mux)), nil
 }
 
 // metadataURL is where RFC 9728 puts the metadata of a resource: the
