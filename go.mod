@@ -13,6 +13,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/pb33f/libopenapi v0.36.6
 	github.com/pb33f/libopenapi-validator v0.13.8
+	github.com/pires/go-proxyproto v0.15.0
 	github.com/valyala/fasthttp v1.74.0
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/crypto v0.58.0

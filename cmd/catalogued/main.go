@@ -114,10 +114,15 @@ func run() error {
 	if err := os.MkdirAll(*stateDir, 0o700); err != nil {
 		return fmt.Errorf("cannot create state directory: %w", err)
 	}
+	apiMaxConns, err := connectionCaps()
+	if err != nil {
+		return err
+	}
 	if _, err := os.Stat(*snapshotPath); os.IsNotExist(err) {
 		log.Printf("no snapshot at %s: generating the default catalogue there first", *snapshotPath)
 	}
-	generated, err := loader.EnsureFile(*snapshotPath)
+	var generated bool
+	generated, err = loader.EnsureFile(*snapshotPath)
 	if err != nil {
 		return err
 	}
@@ -171,7 +176,7 @@ func run() error {
 	svc, err := httpd.New(cat, httpd.Options{
 		KeyFlow: flow, TrustedProxies: proxies, PublicURL: publicBase(), AgentURL: mcpPublic(),
 		Payments: payments, PaidLimiter: access.NewNetworkLimiter(*paidPerMinute),
-		Codec: codec, Keys: keys, Meter: meter, Limits: limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout,
+		Codec: codec, Keys: keys, Meter: meter, Limits: limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes,
 		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, BodyCacheBytes: *bodyCache, SearchCacheBytes: *searchCache, CDNBase: *cdnBase,
 		LicensingURL: *licensingURL, UpgradeURL: *upgradeURL,
 	})
@@ -193,9 +198,9 @@ func run() error {
 	}
 
 	srv := svc.Server()
-	ln, err := net.Listen("tcp", *listenAddr)
+	ln, err := listen(listenerPlan{name: "API", addr: *listenAddr, maxConns: apiMaxConns, perClient: *maxConnsPerClient, proxies: proxies, proxyProtocol: *proxyProtocol})
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", *listenAddr, err)
+		return err
 	}
 	serveErr := make(chan error, 2)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -206,9 +211,9 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		aln, err := net.Listen("tcp", *adminListen)
+		aln, err := listen(listenerPlan{name: "admin API", addr: *adminListen, maxConns: adminMaxConns, perClient: adminMaxConnsPerClient})
 		if err != nil {
-			return fmt.Errorf("cannot listen on %s for the admin API: %w", *adminListen, err)
+			return err
 		}
 		if ip := aln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
 			log.Printf("warning: the admin API listens on %s, which is not a loopback address", aln.Addr())
@@ -216,7 +221,7 @@ func run() error {
 		adminSrv := &http.Server{Handler: &admin.Handler{Keys: keys, Token: token, Reload: func() (string, error) {
 			id, _, err := reloader.Reload()
 			return id, err
-		}}, ReadHeaderTimeout: 5 * time.Second}
+		}}, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes}
 		go func() { serveErr <- adminSrv.Serve(aln) }()
 		defer adminSrv.Close()
 		log.Printf("admin API on http://%s/admin (token in %s unless -admin.token is set)", aln.Addr(), filepath.Join(*stateDir, "admin.token"))
@@ -442,11 +447,11 @@ func startMCP(svc *httpd.Service, proxies []netip.Prefix, serveErr chan<- error)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", *mcpListen)
+	ln, err := listen(listenerPlan{name: "MCP server", addr: *mcpListen, maxConns: *mcpMaxConns, perClient: *maxConnsPerClient, proxies: proxies, proxyProtocol: *proxyProtocol})
 	if err != nil {
-		return nil, fmt.Errorf("cannot listen on %s for the MCP server: %w", *mcpListen, err)
+		return nil, err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes}
 	go func() {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			serveErr <- fmt.Errorf("MCP server: %w", err)
