@@ -1,10 +1,12 @@
 // Command catalogued serves the vehicle catalogue API.
 //
-// It loads the snapshot (generating the default catalogue first when the
-// file does not exist), serves /v1 over HTTP, reloads the snapshot on
-// SIGHUP without dropping a request, and on SIGTERM or SIGINT stops
-// accepting, drains the requests in flight and exits. Each step logs how
-// long it took.
+// It checks every flag and environment value first, and when one is wrong
+// exits with status 2 naming them all, before anything is generated,
+// loaded or created. Then it loads the snapshot (generating the default
+// catalogue first when the default path does not exist, or any path with
+// -generate), serves /v1 over HTTP, reloads the snapshot on SIGHUP without
+// dropping a request, and on SIGTERM or SIGINT stops accepting, drains the
+// requests in flight and exits. Each step logs how long it took.
 //
 // Every flag has an environment-variable twin: -snapshot is also
 // CATALOGUED_SNAPSHOT, -http.readTimeout is CATALOGUED_HTTP_READTIMEOUT.
@@ -42,7 +44,8 @@ import (
 
 var (
 	listenAddr   = flag.String("listen", ":8080", "TCP address to serve the API on, e.g. 127.0.0.1:8080 or :8080")
-	snapshotPath = flag.String("snapshot", "data/snapshots/catalogue.snap", "catalogue snapshot to serve; when the file does not exist the default catalogue (seed 1, 103,372 variants) is generated there first. SIGHUP reloads it. See also: catalogue gen")
+	snapshotPath = flag.String("snapshot", defaultSnapshot, "catalogue snapshot to serve; SIGHUP reloads it. When the default path does not exist, the default catalogue (seed 1, 103,372 variants) is generated there first; another path that does not exist is an error unless -generate is set. See also: catalogue gen")
+	generate     = flag.Bool("generate", false, "generate the default catalogue at -snapshot when that file does not exist, whatever the path (without it only the default path is generated)")
 	stateDir     = flag.String("state", "state", "directory of the service's durable state: API keys (access.db), the token secret, the admin token; created when missing")
 
 	idsSecret       = flag.String("ids.secret", "", "secret of the public id tokens and cursors: at least 32 bytes, literal or file://PATH; empty uses <state>/token.secret, created once and kept. Changing it changes every token")
@@ -93,19 +96,30 @@ var (
 	mcpPerMinute      = flag.Int64("mcp.perMinute", 60, "MCP tool calls without an API key allowed per network per minute, paid or not; 429 above it")
 )
 
+// defaultSnapshot is -snapshot's default, the one path generated without
+// -generate when it does not exist.
+const defaultSnapshot = "data/snapshots/catalogue.snap"
+
 func main() {
 	flag.Usage = usage
+	explainParseErrors(flag.CommandLine)
 	flag.Parse()
-	if err := applyEnv(flag.CommandLine); err != nil {
-		log.Fatalf("cannot apply environment: %v", err)
-	}
 	log.SetFlags(log.LstdFlags | log.Lmicroseconds | log.LUTC)
-	if err := run(); err != nil {
+	cfg, err := configure(flag.CommandLine)
+	if err != nil {
+		n := len(err.(interface{ Unwrap() []error }).Unwrap())
+		fmt.Fprintf(os.Stderr, "catalogued: not started, %d %s in the flags and environment:\n  %s\nRun catalogued -help for every flag, its environment twin and its default.\n",
+			n, map[bool]string{true: "problem", false: "problems"}[n == 1], strings.ReplaceAll(err.Error(), "\n", "\n  "))
+		os.Exit(2)
+	}
+	if err := run(cfg); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run() error {
+// run starts the service from a validated configuration and returns when
+// it has stopped.
+func run(cfg *config) error {
 	start := time.Now()
 	// Take the signals before anything else: SIGHUP's default action kills
 	// the process, so one arriving during startup must be queued, not fatal.
@@ -118,16 +132,19 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(*snapshotPath); os.IsNotExist(err) {
-		log.Printf("no snapshot at %s: generating the default catalogue there first", *snapshotPath)
-	}
-	var generated bool
-	generated, err = loader.EnsureFile(*snapshotPath)
+	secret, err := tokenSecret(cfg)
 	if err != nil {
 		return err
 	}
-	if generated {
-		log.Printf("generated the default catalogue at %s in %s", *snapshotPath, time.Since(start).Round(time.Millisecond))
+	if cfg.generateSnapshot {
+		log.Printf("no snapshot at %s: generating the default catalogue there first", *snapshotPath)
+		generated, err := loader.EnsureFile(*snapshotPath)
+		if err != nil {
+			return err
+		}
+		if generated {
+			log.Printf("generated the default catalogue at %s in %s", *snapshotPath, time.Since(start).Round(time.Millisecond))
+		}
 	}
 	t := time.Now()
 	cat, err := loader.Load(*snapshotPath)
@@ -136,10 +153,6 @@ func run() error {
 	}
 	_, _, _, variants := cat.Counts()
 	log.Printf("loaded snapshot %s (identity %s, %d variants) in %s", *snapshotPath, cat.Meta.Identity, variants, time.Since(t).Round(time.Millisecond))
-	secret, err := tokenSecret()
-	if err != nil {
-		return err
-	}
 	codec, err := publicid.New(secret)
 	if err != nil {
 		return err
@@ -156,27 +169,20 @@ func run() error {
 		return err
 	}
 	defer meter.Close()
-	limits := map[access.Plan]access.Limits{}
-	for plan, v := range map[access.Plan]string{access.PlanDemo: *limitsDemo, access.PlanApify: *limitsApify, access.PlanFree: *limitsFree} {
-		l, err := parseLimits(v)
-		if err != nil {
-			return fmt.Errorf("-limits.%s: %w", plan, err)
-		}
-		limits[plan] = l
-	}
-	flow, proxies, err := keyFlow(keys)
+	proxies := cfg.proxies
+	flow, err := keyFlow(cfg, keys)
 	if err != nil {
 		return err
 	}
-	payments, closePayments, err := paymentGate()
+	payments, closePayments, err := paymentGate(cfg)
 	if err != nil {
 		return err
 	}
 	defer closePayments()
 	svc, err := httpd.New(cat, httpd.Options{
-		KeyFlow: flow, TrustedProxies: proxies, PublicURL: publicBase(), AgentURL: mcpPublic(),
+		KeyFlow: flow, TrustedProxies: proxies, PublicURL: cfg.publicBase, AgentURL: cfg.mcpPublic,
 		Payments: payments, PaidLimiter: access.NewNetworkLimiter(*paidPerMinute),
-		Codec: codec, Keys: keys, Meter: meter, Limits: limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes,
+		Codec: codec, Keys: keys, Meter: meter, Limits: cfg.limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes,
 		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, BodyCacheBytes: *bodyCache, SearchCacheBytes: *searchCache, CDNBase: *cdnBase,
 		LicensingURL: *licensingURL, UpgradeURL: *upgradeURL,
 	})
@@ -227,7 +233,7 @@ func run() error {
 		log.Printf("admin API on http://%s/admin (token in %s unless -admin.token is set)", aln.Addr(), filepath.Join(*stateDir, "admin.token"))
 	}
 
-	stopMCP, err := startMCP(svc, proxies, serveErr)
+	stopMCP, err := startMCP(svc, cfg.mcpPublic, proxies, serveErr)
 	if err != nil {
 		return err
 	}
@@ -261,22 +267,14 @@ func run() error {
 }
 
 // keyFlow builds the demo key flow from the flags.
-func keyFlow(keys *access.Store) (*keyflow.Flow, []netip.Prefix, error) {
+func keyFlow(cfg *config, keys *access.Store) (*keyflow.Flow, error) {
 	disposable, err := keyflow.LoadDisposable()
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot load the disposable domain list: %w", err)
+		return nil, fmt.Errorf("cannot load the disposable domain list: %w", err)
 	}
 	var sender mail.Sender
 	if *mailSMTP != "" {
-		password := *mailPassword
-		if p, ok := strings.CutPrefix(password, "file://"); ok {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return nil, nil, fmt.Errorf("-mail.password: %w", err)
-			}
-			password = strings.TrimSpace(string(b))
-		}
-		sender = &mail.SMTP{Addr: *mailSMTP, Username: *mailUser, Password: password, StartTLS: *mailStartTLS}
+		sender = &mail.SMTP{Addr: *mailSMTP, Username: *mailUser, Password: cfg.mailPassword, StartTLS: *mailStartTLS}
 	} else {
 		dir := *mailOutbox
 		if dir == "" {
@@ -285,20 +283,8 @@ func keyFlow(keys *access.Store) (*keyflow.Flow, []netip.Prefix, error) {
 		sender = &mail.Outbox{Dir: dir}
 		log.Printf("no -mail.smtp: key emails are written to %s", dir)
 	}
-	base := publicBase()
-	var proxies []netip.Prefix
-	for _, c := range strings.Split(*trustedProxies, ",") {
-		if c = strings.TrimSpace(c); c == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(c)
-		if err != nil {
-			return nil, nil, fmt.Errorf("-http.trustedProxies: %w", err)
-		}
-		proxies = append(proxies, p)
-	}
 	return keyflow.New(keyflow.Config{Keys: keys, Mailer: sender, Resolver: keyflow.NewResolver(*dnsServer), Disposable: disposable,
-		BaseURL: base, UpgradeURL: *upgradeURL, From: *mailFrom}), proxies, nil
+		BaseURL: cfg.publicBase, UpgradeURL: *upgradeURL, From: *mailFrom}), nil
 }
 
 // publicBase returns -http.publicURL, or the URL derived from -listen.
@@ -318,7 +304,7 @@ func publicBase() string {
 const defaultPayTo = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
 
 // paymentGate builds the x402 gate from the flags, and what closes it.
-func paymentGate() (*x402.Gate, func(), error) {
+func paymentGate(cfg *config) (*x402.Gate, func(), error) {
 	if *paymentsOff {
 		return nil, func() {}, nil
 	}
@@ -326,35 +312,19 @@ func paymentGate() (*x402.Gate, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg := x402.Config{PayTo: *payTo, Network: *payNetwork, MaxTimeout: *payTimeout, Nonces: store}
-	if *payAsset != "" {
-		parts := strings.Split(*payAsset, ",")
-		if len(parts) != 3 {
-			store.Close()
-			return nil, nil, fmt.Errorf("-x402.asset: %q: want ADDRESS,NAME,VERSION", *payAsset)
-		}
-		cfg.Asset, cfg.AssetName, cfg.AssetVersion = parts[0], parts[1], parts[2]
-	}
+	gcfg := x402.Config{PayTo: *payTo, Network: *payNetwork, MaxTimeout: *payTimeout, Nonces: store,
+		Asset: cfg.asset, AssetName: cfg.assetName, AssetVersion: cfg.assetVersion}
 	if *facilitatorURL == "" {
-		cfg.Facilitator = &x402.Local{Store: store, MaxTimeout: *payTimeout}
+		gcfg.Facilitator = &x402.Local{Store: store, MaxTimeout: *payTimeout}
 		log.Printf("x402: no -x402.facilitator: the built-in local facilitator checks signatures (not funds) and records receipts in %s; nothing is settled on any chain, so paid calls cost nothing real. Set -x402.facilitator in production", filepath.Join(*stateDir, "payments.db"))
 	} else {
-		auth := *facilitatorAuth
-		if p, ok := strings.CutPrefix(auth, "file://"); ok {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				store.Close()
-				return nil, nil, fmt.Errorf("-x402.facilitatorAuth: %w", err)
-			}
-			auth = strings.TrimSpace(string(b))
-		}
-		cfg.Facilitator = &x402.HTTPFacilitator{URL: *facilitatorURL, AuthHeader: auth}
+		gcfg.Facilitator = &x402.HTTPFacilitator{URL: *facilitatorURL, AuthHeader: cfg.facilitatorAuth}
 		log.Printf("x402: payments verified and settled by %s", *facilitatorURL)
 	}
 	if *payTo == defaultPayTo {
 		log.Printf("x402: -x402.payTo is the placeholder %s: set your own address before taking real payments", defaultPayTo)
 	}
-	gate, err := x402.New(cfg)
+	gate, err := x402.New(gcfg)
 	if err != nil {
 		store.Close()
 		return nil, nil, err
@@ -367,44 +337,45 @@ func parseLimits(v string) (access.Limits, error) {
 	var l access.Limits
 	parts := strings.Split(v, ",")
 	if len(parts) != 3 {
-		return l, fmt.Errorf("%q: want three counts, per minute, per day and per month", v)
+		return l, errors.New("not three comma-separated values")
 	}
 	for i, p := range parts {
 		n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
 		if err != nil || n < 0 {
-			return l, fmt.Errorf("%q: %q is not a count", v, p)
+			return l, fmt.Errorf("%q is not a count", p)
 		}
 		l[i] = n
 	}
 	return l, nil
 }
 
-// tokenSecret returns the secret of public tokens from -ids.secret, or the
-// one kept in the state directory.
-func tokenSecret() ([]byte, error) {
-	if *idsSecret != "" {
-		return publicid.LoadSecret(*idsSecret)
+// tokenSecret returns the secret of public tokens: -ids.secret, read by
+// parseConfig, or the one kept in the state directory.
+func tokenSecret(cfg *config) ([]byte, error) {
+	if cfg.secret != nil {
+		return cfg.secret, nil
 	}
 	return publicid.LoadOrCreateSecret(*stateDir)
 }
 
 // applyEnv sets every flag not given on the command line from its
 // environment twin CATALOGUED_<NAME>, dots and dashes becoming underscores.
-func applyEnv(fs *flag.FlagSet) error {
+// It returns a problem for each value that does not parse.
+func applyEnv(fs *flag.FlagSet) []error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var err error
+	var errs []error
 	fs.VisitAll(func(f *flag.Flag) {
-		if set[f.Name] || err != nil {
+		if set[f.Name] {
 			return
 		}
 		if v, ok := os.LookupEnv(envName(f.Name)); ok {
-			if e := fs.Set(f.Name, v); e != nil {
-				err = fmt.Errorf("%s=%q: %w", envName(f.Name), v, e)
+			if err := fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s = %s: %w", flagRef(f.Name), shown(f.Name, v), err))
 			}
 		}
 	})
-	return err
+	return errs
 }
 
 func envName(flagName string) string {
@@ -435,13 +406,12 @@ func mcpPublic() string {
 }
 
 // startMCP serves the agent tool surface on -mcp.listen, beside the REST
-// API and over the same service; an unexpected stop is reported on
-// serveErr. It returns what drains it.
-func startMCP(svc *httpd.Service, proxies []netip.Prefix, serveErr chan<- error) (func(context.Context) error, error) {
+// API and over the same service, with public as its public URL; an
+// unexpected stop is reported on serveErr. It returns what drains it.
+func startMCP(svc *httpd.Service, public string, proxies []netip.Prefix, serveErr chan<- error) (func(context.Context) error, error) {
 	if *mcpListen == "" {
 		return func(context.Context) error { return nil }, nil
 	}
-	public := mcpPublic()
 	h, err := mcp.New(svc, mcp.Options{PublicURL: public, AllowedHosts: commaList(*mcpAllowedHosts), AllowedOrigins: commaList(*mcpAllowedOrigins),
 		TrustedProxies: proxies, AnonymousPerMinute: *mcpPerMinute})
 	if err != nil {

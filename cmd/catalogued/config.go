@@ -1,0 +1,400 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"net"
+	netmail "net/mail"
+	"net/netip"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/publicid"
+	"github.com/vspec/catalogue/httpd/x402"
+	"github.com/vspec/catalogue/httpd/x402/eip3009"
+)
+
+// config is what run needs beyond the flag values themselves: the values
+// that had to be parsed or read, each checked once before any work starts.
+type config struct {
+	// generateSnapshot: -snapshot does not exist and may be generated (it
+	// is the default path, or -generate is set).
+	generateSnapshot bool
+	limits           map[access.Plan]access.Limits
+	proxies          []netip.Prefix // -http.trustedProxies
+	publicBase       string         // -http.publicURL, or derived from -listen
+	mcpPublic        string         // -mcp.publicURL, or derived from -mcp.listen; "" when MCP is off
+	// secret is -ids.secret, read; nil when the state directory keeps it.
+	secret []byte
+	// mailPassword and facilitatorAuth are the values of -mail.password and
+	// -x402.facilitatorAuth, read from their files when given as file://.
+	mailPassword, facilitatorAuth string
+	// asset, assetName and assetVersion are -x402.asset's three parts.
+	asset, assetName, assetVersion string
+}
+
+// configure applies the environment to the flags not given on the command
+// line, then validates them all. The error joins every problem found, one
+// line each, so that one start names them all; nothing has been created or
+// loaded when it is returned.
+func configure(fs *flag.FlagSet) (*config, error) {
+	problems := applyEnv(fs)
+	cfg, more := parseConfig(fs)
+	problems = append(problems, more...)
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return cfg, nil
+}
+
+// flagRef names a flag and its environment twin, as problems do.
+func flagRef(name string) string { return fmt.Sprintf("-%s (%s)", name, envName(name)) }
+
+// secretFlags are never echoed in messages: a literal value is shown as
+// its length only.
+var secretFlags = map[string]bool{"ids.secret": true, "admin.token": true, "mail.password": true, "x402.facilitatorAuth": true}
+
+// shown is how a value of flag name appears in a message.
+func shown(name, v string) string {
+	if secretFlags[name] && v != "" && !strings.HasPrefix(v, "file://") {
+		return fmt.Sprintf("(%d characters, not shown)", len(v))
+	}
+	return strconv.Quote(v)
+}
+
+// problem reports a flag value that is not of the expected form: the
+// flag, its environment twin, the value and what is wanted.
+func problem(fs *flag.FlagSet, name, format string, args ...any) error {
+	return fmt.Errorf("%s = %s: %s", flagRef(name), shown(name, fs.Lookup(name).Value.String()), fmt.Sprintf(format, args...))
+}
+
+// parseConfig validates every flag of fs (flag.CommandLine, whose values
+// the package-level flag variables hold) without side effects: it reads
+// the files named by file:// values and looks at -snapshot, and creates,
+// loads and listens on nothing.
+func parseConfig(fs *flag.FlagSet) (*config, []error) {
+	var errs []error
+	bad := func(name, format string, args ...any) { errs = append(errs, problem(fs, name, format, args...)) }
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true }) // on the command line or, through applyEnv, in the environment
+	cfg := &config{}
+
+	if fs.NArg() > 0 {
+		errs = append(errs, fmt.Errorf("unexpected argument %q: catalogued takes flags only (a bool flag takes a value as -flag=false, not -flag false)", fs.Arg(0)))
+	}
+
+	// Where things are.
+	if *snapshotPath == "" {
+		bad("snapshot", "want the path of a snapshot file")
+	} else {
+		gen, err := planSnapshot(*snapshotPath, given["snapshot"], *generate)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		cfg.generateSnapshot = gen
+	}
+	if *stateDir == "" {
+		bad("state", "want a directory (created when missing)")
+	}
+
+	// Addresses.
+	checkAddr := func(name, v string, dial bool, want string) {
+		if v == "" && name != "listen" {
+			return // disables the listener, or uses the default
+		}
+		if err := hostPort(v, dial); err != nil {
+			bad(name, "want %s (%v)", want, err)
+		}
+	}
+	checkAddr("listen", *listenAddr, false, "a TCP address host:port to listen on, like 127.0.0.1:8080 or :8080")
+	checkAddr("admin.listen", *adminListen, false, "a TCP address host:port, like 127.0.0.1:8081, or empty to disable the admin API")
+	checkAddr("mcp.listen", *mcpListen, false, "a TCP address host:port, like 127.0.0.1:8090, or empty to disable the MCP server")
+	checkAddr("mail.smtp", *mailSMTP, true, "host:port of the SMTP relay, like smtp.example.com:587, or empty to write messages to -mail.outbox")
+	checkAddr("dns.server", *dnsServer, true, "host:port of a DNS server, like 192.0.2.53:53, or empty for the system resolver")
+
+	// URLs.
+	checkURL := func(name, v string, optional bool, example string) {
+		if v == "" && optional {
+			return
+		}
+		if err := absoluteURL(v); err != nil {
+			bad(name, "want an absolute http(s) URL like %s (%v)", example, err)
+		}
+	}
+	checkURL("http.publicURL", *publicURL, true, "https://api.example.com/v1")
+	checkURL("mcp.publicURL", *mcpPublicURL, true, "https://agents.example.com/mcp")
+	checkURL("upgrade.url", *upgradeURL, false, "https://example.com/pricing")
+	checkURL("licensing.url", *licensingURL, false, "https://example.com/licensing")
+	checkURL("x402.facilitator", *facilitatorURL, true, "https://x402.org/facilitator")
+	checkURL("images.cdnBase", *cdnBase, true, "https://cdn.example.com/img")
+	if strings.HasSuffix(*cdnBase, "/") {
+		bad("images.cdnBase", "want the base URL without a trailing slash, like https://cdn.example.com/img")
+	}
+	cfg.publicBase, cfg.mcpPublic = publicBase(), mcpPublic()
+
+	// Durations.
+	positive := func(name string, d time.Duration, example string) {
+		if d <= 0 {
+			bad(name, "want a positive duration, like %s", example)
+		}
+	}
+	positive("http.readTimeout", *readTimeout, "10s")
+	positive("http.writeTimeout", *writeTimeout, "10s")
+	positive("http.idleTimeout", *idleTimeout, "60s")
+	positive("http.drainTimeout", *drainTimeout, "30s")
+	positive("metering.flushInterval", *meterFlush, "1s")
+	positive("metering.maxLag", *meterMaxLag, "5s")
+	if *cacheMaxAge < time.Second {
+		bad("http.cacheMaxAge", "want a duration of at least 1s, like 1h (max-age is in whole seconds, and 0 would mean the default, 1h)")
+	}
+	if *meterFlush > 0 && *meterMaxLag > 0 && *meterMaxLag <= *meterFlush {
+		bad("metering.maxLag", "want a duration longer than -metering.flushInterval (%s): keyed requests are refused whenever no flush has succeeded for -metering.maxLag", *meterFlush)
+	}
+	if *payTimeout < 10*time.Second || *payTimeout%time.Second != 0 {
+		bad("x402.maxTimeout", "want whole seconds, at least 10s, like 60s")
+	}
+
+	// Counts.
+	atLeast := func(name string, n, min int64, want string) {
+		if n < min {
+			bad(name, "want %s", want)
+		}
+	}
+	atLeast("x402.perMinute", *paidPerMinute, 0, "a count of calls, 0 or more, like 60")
+	atLeast("mcp.perMinute", *mcpPerMinute, 1, "a positive count of calls, like 60")
+	atLeast("http.maxConns", int64(*maxConns), 0, "a count of connections, like 10000, or 0 to derive it from the open-file limit")
+	atLeast("http.maxConnsPerClient", int64(*maxConnsPerClient), 0, "a count of connections, like 256, or 0 for no cap")
+	atLeast("mcp.maxConns", int64(*mcpMaxConns), 0, "a count of connections, like 1024, or 0 for no cap")
+	atLeast("http.maxHeaderBytes", int64(*maxHeaderBytes), 1, "a positive number of bytes, like 8192")
+
+	// Limits of the plans.
+	cfg.limits = map[access.Plan]access.Limits{}
+	for _, l := range []struct {
+		plan access.Plan
+		name string
+		v    string
+	}{{access.PlanDemo, "limits.demo", *limitsDemo}, {access.PlanApify, "limits.apify", *limitsApify}, {access.PlanFree, "limits.free", *limitsFree}} {
+		parsed, err := parseLimits(l.v)
+		if err != nil {
+			bad(l.name, "want three counts per minute, per day and per month, like %s (%v)", fs.Lookup(l.name).DefValue, err)
+			continue
+		}
+		cfg.limits[l.plan] = parsed
+	}
+
+	// Networks.
+	for _, c := range strings.Split(*trustedProxies, ",") {
+		if c = strings.TrimSpace(c); c == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			bad("http.trustedProxies", "want comma-separated CIDRs like 10.0.0.0/8,2001:db8::/32 (a single address is 192.0.2.1/32): %q is not one", c)
+			continue
+		}
+		cfg.proxies = append(cfg.proxies, p)
+	}
+	if *proxyProtocol && *trustedProxies == "" {
+		bad("http.proxyProtocol", "want -http.trustedProxies (%s) set too: PROXY headers are accepted only from the trusted proxies", envName("http.trustedProxies"))
+	}
+
+	// Mail.
+	switch *mailStartTLS {
+	case "required", "opportunistic", "off":
+	default:
+		bad("mail.starttls", "want required, opportunistic or off")
+	}
+	if _, err := netmail.ParseAddress(*mailFrom); err != nil {
+		bad("mail.from", "want a sender address like keys@example.com or Name <keys@example.com> (%v)", err)
+	}
+	if *mailSMTP != "" { // the password is used only with a relay
+		p, err := readValue(*mailPassword)
+		if err != nil {
+			bad("mail.password", "want a password, literal or file://PATH of a readable file (%v)", err)
+		}
+		cfg.mailPassword = p
+	}
+
+	// Secrets.
+	if *idsSecret != "" {
+		s, err := publicid.LoadSecret(*idsSecret)
+		if err != nil {
+			bad("ids.secret", "want at least %d bytes, literal or file://PATH, or empty to keep one in -state (%v)", publicid.SecretSize, err)
+		}
+		cfg.secret = s
+	}
+	if *adminListen != "" && *adminTokenFlag != "" { // the token is used only with the admin API
+		tok, err := readValue(*adminTokenFlag)
+		switch {
+		case err != nil:
+			bad("admin.token", "want at least 16 characters, literal or file://PATH of a readable file (%v)", err)
+		case len(tok) < 16:
+			bad("admin.token", "want at least 16 characters, literal or file://PATH, or empty to keep one in -state (it has %d)", len(tok))
+		}
+	}
+
+	// Payments.
+	if _, err := eip3009.ParseAddress(*payTo); err != nil {
+		bad("x402.payTo", "want an EVM address, 0x and 40 hex digits (%v)", err)
+	}
+	if chain, ok := strings.CutPrefix(*payNetwork, "eip155:"); !ok || !isChainID(chain) {
+		bad("x402.network", "want a CAIP-2 EVM network eip155:<chain id>, like %s (Base) or %s (Base Sepolia)", x402.NetworkBase, x402.NetworkBaseSepolia)
+	} else if *payAsset == "" && *payNetwork != x402.NetworkBase && *payNetwork != x402.NetworkBaseSepolia && !*paymentsOff {
+		bad("x402.network", "want -x402.asset (%s) set too: only %s and %s have a known USDC", envName("x402.asset"), x402.NetworkBase, x402.NetworkBaseSepolia)
+	}
+	if *payAsset != "" {
+		parts := strings.Split(*payAsset, ",")
+		_, err := eip3009.ParseAddress(strings.TrimSpace(parts[0]))
+		switch {
+		case len(parts) != 3 || strings.TrimSpace(parts[1]) == "" || strings.TrimSpace(parts[2]) == "":
+			bad("x402.asset", "want ADDRESS,NAME,VERSION: the token contract and its EIP-712 name and version, like 0x036CbD53842c5426634e7929541eC2318f3dCF7e,USDC,2")
+		case err != nil:
+			bad("x402.asset", "want ADDRESS,NAME,VERSION whose ADDRESS is an EVM address, 0x and 40 hex digits (%v)", err)
+		default:
+			cfg.asset, cfg.assetName, cfg.assetVersion = strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1]), strings.TrimSpace(parts[2])
+		}
+	}
+	if *facilitatorAuth != "" {
+		h, err := readValue(*facilitatorAuth)
+		name, _, ok := strings.Cut(h, ":")
+		switch {
+		case err != nil:
+			bad("x402.facilitatorAuth", "want a header 'Name: value', literal or file://PATH of a readable file (%v)", err)
+		case !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(strings.TrimSpace(name), " \t\r\n"):
+			bad("x402.facilitatorAuth", "want a header 'Name: value', like 'Authorization: Bearer TOKEN'")
+		}
+		cfg.facilitatorAuth = h
+	}
+	return cfg, errs
+}
+
+// planSnapshot decides what startup does about the snapshot at path: when
+// the file exists, nothing; when it is missing, generate the default
+// catalogue there if the path is the default one (explicit false: neither
+// -snapshot nor CATALOGUED_SNAPSHOT was given) or generation was asked for
+// with -generate; otherwise it is an error saying how to make one.
+func planSnapshot(path string, explicit, generate bool) (bool, error) {
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.IsDir():
+		return false, fmt.Errorf("%s = %q: is a directory, want a snapshot file", flagRef("snapshot"), path)
+	case err == nil:
+		return false, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("%s = %q: %v", flagRef("snapshot"), path, err)
+	case !explicit || generate:
+		return true, nil
+	}
+	return false, fmt.Errorf("%s = %q: no such snapshot file. Write one with `catalogue gen -o %s` (go run ./cmd/catalogue gen -o PATH), "+
+		"or add -generate (%s=true) to generate the default catalogue there at startup; only the default path, %s, is generated without asking",
+		flagRef("snapshot"), path, path, envName("generate"), defaultSnapshot)
+}
+
+// hostPort checks a TCP address: host:port with a numeric port; dial
+// addresses (a server to connect to) need a host and a port other than 0.
+func hostPort(addr string, dial bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return fmt.Errorf("port %q is not a number from 0 to 65535", port)
+	}
+	if dial && (host == "" || n == 0) {
+		return errors.New("a host and a port are required")
+	}
+	return nil
+}
+
+// absoluteURL checks an absolute http or https URL with a host.
+func absoluteURL(v string) error {
+	u, err := url.Parse(v)
+	switch {
+	case err != nil:
+		return err
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("the scheme must be http or https")
+	case u.Host == "":
+		return errors.New("no host")
+	}
+	return nil
+}
+
+// isChainID reports a decimal chain id above 0.
+func isChainID(s string) bool {
+	id, err := strconv.ParseUint(s, 10, 64)
+	return err == nil && id > 0
+}
+
+// readValue returns a literal flag value, or the trimmed content of the
+// file a file://PATH value names.
+func readValue(v string) (string, error) {
+	p, ok := strings.CutPrefix(v, "file://")
+	if !ok {
+		return v, nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// explainParseErrors wraps the values of fs's bool, number and duration
+// flags so that a value that does not parse says what is expected, on the
+// command line and in the environment alike: the flag package says only
+// "parse error". Call it after the flags are defined and before parsing.
+func explainParseErrors(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok {
+			return
+		}
+		switch g.Get().(type) {
+		case bool:
+			f.Value = explainedBool{explained{g, "want true or false"}}
+		case time.Duration:
+			f.Value = explained{g, "want a duration with a unit, like 10s, 500ms or 1m30s"}
+		case int, int64, uint, uint64:
+			f.Value = explained{g, "want a whole number"}
+		case float64:
+			f.Value = explained{g, "want a number"}
+		}
+	})
+}
+
+// explained is a flag value whose parse error says what is expected.
+type explained struct {
+	flag.Getter
+	want string
+}
+
+func (v explained) Set(s string) error {
+	previous := v.String()
+	err := v.Getter.Set(s)
+	if err == nil {
+		return nil
+	}
+	v.Getter.Set(previous) // the flag package stores a zero on error: keep the value as it was
+	if _, ok := v.Get().(time.Duration); ok {
+		if _, perr := time.ParseDuration(s); perr != nil { // it names the problem, like a missing unit
+			return fmt.Errorf("%s (%v)", v.want, perr)
+		}
+	}
+	if err.Error() == "value out of range" {
+		return fmt.Errorf("%s (out of range)", v.want)
+	}
+	return errors.New(v.want)
+}
+
+// explainedBool is an explained bool flag: -flag alone means true.
+type explainedBool struct{ explained }
+
+func (explainedBool) IsBoolFlag() bool { return true }
