@@ -1,9 +1,11 @@
 package httpd_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"mime/quotedprintable"
 	"net/netip"
 	"regexp"
@@ -13,19 +15,41 @@ import (
 	"testing"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/keyflow"
 	"github.com/vspec/catalogue/httpd/keyflow/flowtest"
 	"github.com/vspec/catalogue/httpd/keyflow/mail"
+	"github.com/vspec/catalogue/httpd/ratelog"
 )
 
 // flowEnv is a server with the key flow wired to a real SMTP server and a
 // real DNS server on loopback, and a clock the test moves.
 type flowEnv struct {
 	*env
-	smtp *flowtest.SMTPServer
-	now  atomic.Int64
+	smtp    *flowtest.SMTPServer
+	now     atomic.Int64
+	mailLog *lockedBuffer // what the flow logged of mail failures
+}
+
+// lockedBuffer is a log destination the test reads while the server runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func newFlowEnv(t *testing.T) *flowEnv {
@@ -38,12 +62,13 @@ func newFlowEnv(t *testing.T) *flowEnv {
 		"empty-domain.com":     {},                          // exists, no records
 		"broken-resolver.org":  {ServFail: true},
 		"fleet.mobility.co.uk": {MX: []string{"mail.mobility.co.uk"}},
+		"xn--bcher-kva.de":     {MX: []string{"mx.xn--bcher-kva.de"}}, // bücher.de
 	})
 	disposable, err := keyflow.LoadDisposable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fe := &flowEnv{smtp: smtp}
+	fe := &flowEnv{smtp: smtp, mailLog: &lockedBuffer{}}
 	fe.now.Store(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC).UnixNano())
 	clock := func() time.Time { return time.Unix(0, fe.now.Load()) }
 	var flow *keyflow.Flow
@@ -52,7 +77,7 @@ func newFlowEnv(t *testing.T) *flowEnv {
 			Keys: o.Keys, Disposable: disposable, Resolver: keyflow.NewResolver(dns.Addr),
 			Mailer:  &mail.SMTP{Addr: smtp.Addr, Username: "relay-user", Password: "relay-pass", StartTLS: "opportunistic"},
 			BaseURL: "https://api.example.org/v1", UpgradeURL: "https://upgrade.example/", From: "Catalogue API <keys@vspec.example>",
-			Now: clock,
+			Now: clock, MailLog: ratelog.New(log.New(fe.mailLog, "", 0), time.Minute),
 		})
 		o.KeyFlow = flow
 		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
@@ -287,17 +312,267 @@ func TestKeyFlowRecordFailure(t *testing.T) {
 
 func TestNetwork(t *testing.T) {
 	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
-	f := func(peer, xff, want string) {
+	f := func(peer string, xff []string, want string) {
 		t.Helper()
 		if got := keyflow.Network(netip.MustParseAddr(peer), xff, trusted); got != want {
 			t.Errorf("Network(%s, %q) = %s, want %s", peer, xff, got, want)
 		}
 	}
-	f("203.0.113.9", "", "203.0.113.9")
-	f("203.0.113.9", "198.51.100.1", "203.0.113.9") // not a trusted proxy: the header is ignored
-	f("10.1.2.3", "198.51.100.1", "198.51.100.1")
-	f("10.1.2.3", "198.51.100.1, 10.9.9.9", "198.51.100.1") // right-most untrusted hop
-	f("10.1.2.3", "spoofed, 198.51.100.1", "198.51.100.1")
-	f("2001:db8:aa:bb:1:2:3:4", "", "2001:db8:aa:bb::/64")
-	f("::ffff:203.0.113.9", "", "203.0.113.9")
+	f("203.0.113.9", nil, "203.0.113.9")
+	f("203.0.113.9", []string{"198.51.100.1"}, "203.0.113.9") // not a trusted proxy: the header is ignored
+	f("10.1.2.3", []string{"198.51.100.1"}, "198.51.100.1")
+	f("10.1.2.3", []string{"198.51.100.1, 10.9.9.9"}, "198.51.100.1") // right-most untrusted hop
+	f("10.1.2.3", []string{"spoofed, 198.51.100.1"}, "198.51.100.1")
+	f("10.1.2.3", []string{"192.0.2.66", "198.51.100.1"}, "198.51.100.1") // the lines are one list
+	f("2001:db8:aa:bb:1:2:3:4", nil, "2001:db8:aa:bb::/64")
+	f("::ffff:203.0.113.9", nil, "203.0.113.9")
+}
+
+// send posts body with the header lines given as name, value pairs, each
+// added as a line of its own (a name may repeat) and no Content-Type unless
+// given.
+func (e *env) send(path, body string, lines ...string) resp {
+	e.t.Helper()
+	req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(res)
+	req.Header.SetMethod("POST")
+	req.Header.SetNoDefaultContentType(true)
+	req.SetRequestURI("http://" + e.addr + path)
+	for i := 0; i+1 < len(lines); i += 2 {
+		req.Header.Add(lines[i], lines[i+1])
+	}
+	req.SetBodyString(body)
+	if err := fasthttp.DoTimeout(req, res, 10*time.Second); err != nil {
+		e.t.Fatalf("POST %s: %v", path, err)
+	}
+	e.validate(e.t, req, res)
+	r := resp{status: res.StatusCode(), header: map[string]string{}, body: append([]byte(nil), res.Body()...)}
+	for k, v := range res.Header.All() {
+		r.header[string(k)] = string(v)
+	}
+	return r
+}
+
+// decoded returns a received message with its quoted-printable parts
+// decoded.
+func decoded(m flowtest.Received) string {
+	b, _ := io.ReadAll(quotedprintable.NewReader(strings.NewReader(m.Data)))
+	return string(b)
+}
+
+// TestKeyRequestMediaType takes application/json only: a cross-site HTML
+// form can post text/plain, form-urlencoded and multipart without a
+// preflight, never JSON.
+func TestKeyRequestMediaType(t *testing.T) {
+	fe := newFlowEnv(t)
+	for i, ct := range []string{"", "text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp"} {
+		var lines []string
+		if ct != "" {
+			lines = []string{"Content-Type", ct}
+		}
+		path := []string{"/v1/keys/demo", "/v1/keys"}[i%2]
+		r := fe.send(path, body("ada@garage-lindqvist.se"), append(lines, "X-Forwarded-For", "203.0.113.5")...)
+		fe.problem(r, 415, "application/json")
+		if r.header["Accept-Post"] != "application/json" {
+			t.Errorf("%q: Accept-Post %q", ct, r.header["Accept-Post"])
+		}
+	}
+	if n := len(fe.smtp.Messages()); n != 0 {
+		t.Fatalf("%d messages sent for refused requests", n)
+	}
+	// The media type is compared case-insensitively; parameters are allowed.
+	for i, ct := range []string{"Application/JSON; charset=utf-8", "application/json;charset=UTF-8"} {
+		r := fe.send("/v1/keys/demo", body(fmt.Sprintf("dev%d@garage-lindqvist.se", i)), "Content-Type", ct, "X-Forwarded-For", "203.0.113.5")
+		if r.status != 202 {
+			t.Errorf("%q: %d %s", ct, r.status, r.body)
+		}
+	}
+}
+
+// TestKeyRequestSingleLine: the text fields are single lines free of
+// control and format characters, so that none can carry a message of its
+// own (and nothing is mailed for them).
+func TestKeyRequestSingleLine(t *testing.T) {
+	fe := newFlowEnv(t)
+	lure := "Bob\r\n\r\nURGENT: your account is locked. Log in at http://evil.example/login"
+	for field, v := range map[string]string{
+		"name": lure, "company": "Evil\nCorp", "role": "Dev\u2028eloper", "website": "evil.example/\tlogin",
+		"use_case": "Read this first:\u202e nigol/elpmaxe.live//:ptth", "email": "ada@garage-lindqvist.se\r\nBcc: x@evil.example",
+	} {
+		r := fe.post("/v1/keys/demo", body("ada@garage-lindqvist.se", func(m map[string]any) { m[field] = v }), "203.0.113.5")
+		fe.problem(r, 400, `"`+field+`" must be a single line`)
+	}
+	if n := len(fe.smtp.Messages()); n != 0 {
+		t.Fatalf("%d messages sent for refused requests", n)
+	}
+}
+
+// TestKeyMailCarriesOnlyTheAddress: the activation mail and the key copy
+// greet no one by name and carry no company, role, website or use case.
+func TestKeyMailCarriesOnlyTheAddress(t *testing.T) {
+	fe := newFlowEnv(t)
+	typed := map[string]string{"name": "Mallory Lure", "company": "Login Here Ltd", "role": "Account Recovery Desk",
+		"website": "evil.example/login", "use_case": "URGENT: verify your account at http://evil.example/login today"}
+	r := fe.post("/v1/keys/demo", body("ada@garage-lindqvist.se", func(m map[string]any) {
+		for k, v := range typed {
+			m[k] = v
+		}
+	}), "203.0.113.5")
+	if r.status != 202 {
+		t.Fatalf("request: %d %s", r.status, r.body)
+	}
+	token := fe.lastLink(t, "ada@garage-lindqvist.se")
+	if v := fe.get("/v1/keys/demo/verify?t="+token, ""); v.status != 200 {
+		t.Fatalf("verify: %d %s", v.status, v.body)
+	}
+	msgs := fe.smtp.Messages()
+	if len(msgs) != 2 {
+		t.Fatalf("%d messages, want the activation link and the key copy", len(msgs))
+	}
+	for i, m := range msgs {
+		text := decoded(m)
+		for field, v := range typed {
+			for _, word := range []string{v, strings.Fields(v)[0]} {
+				if strings.Contains(text, word) {
+					t.Errorf("message %d carries the %s the requester typed (%q):\n%s", i, field, word, text)
+				}
+			}
+		}
+		if strings.Contains(text, "evil.example") {
+			t.Errorf("message %d carries a link the requester typed:\n%s", i, text)
+		}
+		if !strings.Contains(text, "Hello,") || len(m.To) != 1 || m.To[0] != "ada@garage-lindqvist.se" {
+			t.Errorf("message %d to %v:\n%s", i, m.To, text)
+		}
+	}
+}
+
+// TestKeyRequestMembers refuses what encoding/json would quietly accept.
+func TestKeyRequestMembers(t *testing.T) {
+	fe := newFlowEnv(t)
+	b := body("ada@garage-lindqvist.se")
+	fe.problem(fe.post("/v1/keys/demo", `{"email":"victim@autohaus-berger.de",`+b[1:], "203.0.113.5"), 400, `"email" is given more than once`)
+	fe.problem(fe.post("/v1/keys/demo", strings.Replace(b, `"email"`, `"Email"`, 1), "203.0.113.5"), 400, `"Email"`)
+	fe.problem(fe.post("/v1/keys/demo", strings.Replace(b, `"accept_tos"`, `"ACCEPT_TOS"`, 1), "203.0.113.5"), 400, `"ACCEPT_TOS"`)
+	if n := len(fe.smtp.Messages()); n != 0 {
+		t.Fatalf("%d messages sent for refused requests", n)
+	}
+}
+
+// TestKeyFlowAddresses: IP literals and single-label domains are refused;
+// an internationalised domain is checked and mailed in ASCII, and the key
+// is recorded for the normalised address.
+func TestKeyFlowAddresses(t *testing.T) {
+	fe := newFlowEnv(t)
+	for email, want := range map[string]string{
+		"a@127.0.0.1":            "IP address",
+		"b@[10.1.2.3]":           "IP address literal",
+		"b@10.1.2.3":             "IP address",
+		"a@localhost":            "single label",
+		"a@com":                  "single label",
+		"a@bü_cher.de":           "not a valid domain name",
+		"x@instágram.com":        "disposable", // listed in Unicode, checked in ASCII
+		"x@xn--instgram-cza.com": "disposable",
+	} {
+		fe.problem(fe.post("/v1/keys/demo", body(email), "192.0.2.1"), 422, want)
+	}
+	r := fe.post("/v1/keys/demo", body("Ada@Bücher.de"), "192.0.2.2")
+	if r.status != 202 || !strings.Contains(string(r.body), "ada@xn--bcher-kva.de") {
+		t.Fatalf("an internationalised domain: %d %s", r.status, r.body)
+	}
+	v := fe.get("/v1/keys/demo/verify?t="+fe.lastLink(t, "ada@xn--bcher-kva.de"), "")
+	if v.status != 200 {
+		t.Fatalf("verify: %d %s", v.status, v.body)
+	}
+	k, ok := fe.keys.Lookup([]byte(str(v.json(t)["data"].(map[string]any), "api_key")))
+	if !ok || k.Email != "ada@xn--bcher-kva.de" {
+		t.Fatalf("stored key %+v", k)
+	}
+	// Either spelling of the domain is the same address.
+	fe.problem(fe.post("/v1/keys/demo", body("ada@xn--bcher-kva.de"), "192.0.2.3"), 409, "already issued")
+	fe.problem(fe.post("/v1/keys/demo", body("ada@bücher.de"), "192.0.2.3"), 409, "already issued")
+}
+
+// TestKeyFlowMailOutage: a request whose mail cannot be sent is a 503 with
+// Retry-After that does not consume the network's allowance, leaves nothing
+// that blocks a retry, and is logged with its cause once a minute.
+func TestKeyFlowMailOutage(t *testing.T) {
+	fe := newFlowEnv(t)
+	fe.smtp.Fail("451 4.3.0 mail system unavailable")
+	for i := 0; i < 8; i++ {
+		r := fe.post("/v1/keys/demo", body("ada@garage-lindqvist.se"), "203.0.113.5")
+		fe.problem(r, 503, "does not count against your network's daily allowance")
+		if r.header["Retry-After"] == "" {
+			t.Fatal("503 without Retry-After")
+		}
+	}
+	if logged := fe.mailLog.String(); strings.Count(logged, "\n") != 1 || !strings.Contains(logged, "451") || !strings.Contains(logged, "mail system unavailable") || !strings.HasPrefix(logged, "mail: ") {
+		t.Errorf("mail failures logged as:\n%s", logged)
+	}
+	fe.smtp.Fail("")
+	r := fe.post("/v1/keys/demo", body("ada@garage-lindqvist.se"), "203.0.113.5")
+	if r.status != 202 {
+		t.Fatalf("after the outage: %d %s", r.status, r.body)
+	}
+	if v := fe.get("/v1/keys/demo/verify?t="+fe.lastLink(t, "ada@garage-lindqvist.se"), ""); v.status != 200 {
+		t.Fatalf("verify after the outage: %d %s", v.status, v.body)
+	}
+	// The allowance is intact (four more) and still enforced.
+	for i := 0; i < 4; i++ {
+		if r := fe.post("/v1/keys/demo", body(fmt.Sprintf("dev%d@garage-lindqvist.se", i)), "203.0.113.5"); r.status != 202 {
+			t.Fatalf("request %d after the outage: %d %s", i, r.status, r.body)
+		}
+	}
+	fe.problem(fe.post("/v1/keys/demo", body("dev9@garage-lindqvist.se"), "203.0.113.5"), 429, "More than 5 key requests")
+	if n := len(fe.smtp.Messages()); n != 6 { // one link and one key copy, then four links
+		t.Errorf("%d messages", n)
+	}
+}
+
+// TestKeyFlowForwardedForLines: behind a trusted proxy the client writes
+// the first X-Forwarded-For line and the proxy appends its own; the lines
+// are read as one list, so the line the client writes cannot choose the
+// network.
+func TestKeyFlowForwardedForLines(t *testing.T) {
+	fe := newFlowEnv(t)
+	for i := 0; i < 6; i++ {
+		r := fe.send("/v1/keys/demo", body(fmt.Sprintf("dev%d@garage-lindqvist.se", i)), "Content-Type", "application/json",
+			"X-Forwarded-For", fmt.Sprintf("192.0.2.%d", i+1), // written by the client
+			"X-Forwarded-For", "203.0.113.5") // appended by the proxy
+		if i < 5 && r.status != 202 {
+			t.Fatalf("request %d: %d %s", i, r.status, r.body)
+		}
+		if i == 5 {
+			fe.problem(r, 429, "More than 5 key requests came from your network today")
+		}
+	}
+}
+
+// TestPaidLimitForwardedForLines: the per-network limit of paid calls reads
+// every X-Forwarded-For line too (it is checked before the payment is
+// decoded, so a payment that does not decode counts).
+func TestPaidLimitForwardedForLines(t *testing.T) {
+	e := newEnv(t)
+	e2 := newEnvWith(t, e, func(o *httpd.Options) {
+		o.PaidLimiter = access.NewNetworkLimiter(2)
+		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+		o.Now = func() time.Time { return time.Date(2030, 1, 1, 12, 0, 30, 0, time.UTC) } // one minute throughout
+	})
+	for i := 0; i < 3; i++ {
+		req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		req.SetRequestURI("http://" + e2.addr + "/v1/search?q=golf")
+		req.Header.Add("PAYMENT-SIGNATURE", "bm90IGEgcGF5bWVudA==")
+		req.Header.Add("X-Forwarded-For", fmt.Sprintf("192.0.2.%d", i+1))
+		req.Header.Add("X-Forwarded-For", "203.0.113.5")
+		if err := fasthttp.DoTimeout(req, res, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		status := res.StatusCode()
+		fasthttp.ReleaseRequest(req)
+		fasthttp.ReleaseResponse(res)
+		if i < 2 && status == 429 || i == 2 && status != 429 {
+			t.Fatalf("paid call %d: %d", i, status)
+		}
+	}
 }

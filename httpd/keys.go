@@ -13,7 +13,9 @@ import (
 )
 
 // keyRequest answers POST /v1/keys/demo and its alias POST /v1/keys: 202
-// once the request is recorded and the activation link mailed.
+// once the request is recorded and the activation link mailed. The body
+// must be application/json (415 otherwise, with Accept-Post); every
+// X-Forwarded-For line counts when the peer is a trusted proxy.
 func (s *Service) keyRequest(ctx *fasthttp.RequestCtx) {
 	if s.opts.KeyFlow == nil {
 		problem(ctx, fasthttp.StatusServiceUnavailable, "Service Unavailable", "Demo keys cannot be requested on this server.")
@@ -23,8 +25,8 @@ func (s *Service) keyRequest(ctx *fasthttp.RequestCtx) {
 		problem(ctx, fasthttp.StatusBadRequest, "Bad Request", "This endpoint takes no query parameters: send the request as a JSON body.")
 		return
 	}
-	network := keyflow.Network(peer(ctx), string(ctx.Request.Header.Peek("X-Forwarded-For")), s.opts.TrustedProxies)
-	res, p := s.opts.KeyFlow.Request(context.Background(), ctx.PostBody(), network)
+	network := keyflow.Network(peer(ctx), ctx.Request.Header.PeekAll("X-Forwarded-For"), s.opts.TrustedProxies)
+	res, p := s.opts.KeyFlow.Request(context.Background(), string(ctx.Request.Header.ContentType()), ctx.PostBody(), network)
 	if p != nil {
 		flowProblem(ctx, p)
 		return
@@ -64,6 +66,9 @@ func (s *Service) keyVerify(ctx *fasthttp.RequestCtx) {
 func flowProblem(ctx *fasthttp.RequestCtx, p *keyflow.Problem) {
 	if p.RetryAfter > 0 {
 		ctx.Response.Header.SetBytesKV(headerRetryAfter, strconv.AppendInt(nil, int64(p.RetryAfter), 10))
+	}
+	if p.Status == fasthttp.StatusUnsupportedMediaType {
+		ctx.Response.Header.Set("Accept-Post", keyflow.MediaType) // W3C LDP 1.0, section 7.1
 	}
 	problem(ctx, p.Status, fasthttp.StatusMessage(p.Status), p.Detail)
 }

@@ -78,7 +78,7 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation, h func(*fasthttp.
 		return
 	}
 	now := s.opts.Now()
-	network := keyflow.Network(peer(ctx), string(ctx.Request.Header.Peek("X-Forwarded-For")), s.opts.TrustedProxies)
+	network := keyflow.Network(peer(ctx), ctx.Request.Header.PeekAll("X-Forwarded-For"), s.opts.TrustedProxies)
 	if ok, wait := s.opts.PaidLimiter.Allow(network, now); !ok {
 		ctx.Response.Header.SetBytesKV(headerRetryAfter, strconv.AppendInt(nil, int64(wait/time.Second), 10))
 		problem(ctx, fasthttp.StatusTooManyRequests, "Too Many Requests",

@@ -98,3 +98,45 @@ func TestWindows(t *testing.T) {
 		t.Errorf("day end %v", e)
 	}
 }
+
+// TestWithdrawDemoRequest: a withdrawn request's link no longer works and
+// the network's count of that day goes back down, durably.
+func TestWithdrawDemoRequest(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2030, 3, 4, 10, 0, 0, 0, time.UTC)
+	rec := func(tok string) error {
+		return s.RecordDemoRequest(HashToken(tok), DemoRequest{Email: tok + "@example.org", Network: "192.0.2.1", Created: now}, 2)
+	}
+	for _, tok := range []string{"a", "b"} {
+		if err := rec(tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec("c"); err != ErrTooManyToday {
+		t.Fatalf("third request of the day: %v, want ErrTooManyToday", err)
+	}
+	if err := s.WithdrawDemoRequest(HashToken("b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WithdrawDemoRequest(HashToken("never recorded")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := s.RedeemDemoToken(HashToken("b"), now, time.Hour); err != ErrTokenUnusable {
+		t.Fatalf("redeeming a withdrawn request: %v, want ErrTokenUnusable", err)
+	}
+	s.Close()
+	if s, err = Open(dir); err != nil { // the withdrawal is durable
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := rec("c"); err != nil {
+		t.Fatalf("after a withdrawal the network has one request left: %v", err)
+	}
+	if err := rec("d"); err != ErrTooManyToday {
+		t.Fatalf("and only one: %v", err)
+	}
+}

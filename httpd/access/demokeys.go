@@ -91,6 +91,39 @@ func (s *Store) RecordDemoRequest(tokenHash [32]byte, r DemoRequest, perDay int)
 	})
 }
 
+// WithdrawDemoRequest undoes RecordDemoRequest for a request whose
+// activation mail could not be sent, in one transaction: the request is
+// deleted (its link was never delivered and must not work) and the
+// network's count of the request's day goes down by one, so the failure
+// costs the requester nothing. An unknown token is a no-op.
+func (s *Store) WithdrawDemoRequest(tokenHash [32]byte) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		reqs, nets := tx.Bucket(bucketRequests), tx.Bucket(bucketNetworks)
+		if reqs == nil || nets == nil {
+			return nil
+		}
+		v := reqs.Get(tokenHash[:])
+		if v == nil {
+			return nil
+		}
+		var r DemoRequest
+		if err := json.Unmarshal(v, &r); err != nil {
+			return err
+		}
+		if err := reqs.Delete(tokenHash[:]); err != nil {
+			return err
+		}
+		netKey := []byte(r.Created.UTC().Format(time.DateOnly) + " " + r.Network)
+		if c := nets.Get(netKey); len(c) == 4 {
+			if n := binary.LittleEndian.Uint32(c); n > 1 {
+				return nets.Put(netKey, binary.LittleEndian.AppendUint32(nil, n-1))
+			}
+			return nets.Delete(netKey)
+		}
+		return nil
+	})
+}
+
 // RedeemDemoToken burns an activation token and mints its demo key, in one
 // transaction: the token is marked used before the key is created, and two
 // concurrent redemptions of one token (a double click) mint exactly one

@@ -10,6 +10,9 @@ import (
 	"net"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // disposable.txt.gz is the disposable-email-domains list
@@ -32,8 +35,17 @@ func LoadDisposable() (*Disposable, error) {
 	var d Disposable
 	sc := bufio.NewScanner(zr)
 	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
-			d.domains = append(d.domains, l)
+		l := strings.ToLower(strings.TrimSpace(sc.Text()))
+		if l == "" {
+			continue
+		}
+		d.domains = append(d.domains, l)
+		// The list writes some internationalised domains in Unicode;
+		// addresses are checked in ASCII (A-labels), so both are kept.
+		if !isASCII(l) {
+			if a, err := idna.Lookup.ToASCII(l); err == nil {
+				d.domains = append(d.domains, a)
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -41,6 +53,15 @@ func LoadDisposable() (*Disposable, error) {
 	}
 	sort.Strings(d.domains)
 	return &d, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // Len returns the number of listed domains.

@@ -1,24 +1,20 @@
 package keyflow
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"log"
-	"net/mail"
-	"net/url"
 	"strings"
+	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/vspec/catalogue/httpd/access"
 	kmail "github.com/vspec/catalogue/httpd/keyflow/mail"
+	"github.com/vspec/catalogue/httpd/ratelog"
 )
 
 // Config wires the flow.
@@ -42,12 +38,31 @@ type Config struct {
 	DNSTimeout time.Duration
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
-	// Log receives mail delivery failures that do not change a response.
+	// Log receives failures of the key store.
 	Log *log.Logger
+	// MailLog receives mail delivery failures with their cause, at most
+	// once a minute per cause. Default ratelog.Default.
+	MailLog *ratelog.Logger
 }
 
 // Flow is the demo key flow.
-type Flow struct{ cfg Config }
+type Flow struct {
+	cfg Config
+
+	// withdrawn counts, per network, today's requests withdrawn from the
+	// store because their activation mail could not be sent.
+	mu           sync.Mutex
+	withdrawnDay string
+	withdrawn    map[string]int
+}
+
+// Bounds of the withdrawals of failed sends: per network and day (so that
+// a relay refusing one recipient cannot give one network attempts without
+// end), and the networks remembered per day.
+const (
+	maxWithdrawnPerNetwork = 50
+	maxWithdrawnNetworks   = 1 << 16
+)
 
 // New returns the flow.
 func New(cfg Config) *Flow {
@@ -66,6 +81,9 @@ func New(cfg Config) *Flow {
 	if cfg.Log == nil {
 		cfg.Log = log.Default()
 	}
+	if cfg.MailLog == nil {
+		cfg.MailLog = ratelog.Default
+	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	return &Flow{cfg: cfg}
 }
@@ -83,115 +101,30 @@ func bad(format string, args ...any) *Problem {
 	return &Problem{Status: 400, Detail: fmt.Sprintf(format, args...)}
 }
 
-// Request is the body of POST /v1/keys/demo. Pointers tell a missing field
-// from an empty one.
-type Request struct {
-	Email     *string `json:"email"`
-	Name      *string `json:"name"`
-	Company   *string `json:"company"`
-	Website   *string `json:"website"`
-	Role      *string `json:"role"`
-	UseCase   *string `json:"use_case"`
-	AcceptTOS *bool   `json:"accept_tos"`
-}
-
 // VerificationSent is the 202 answer.
 type VerificationSent struct {
 	Status string `json:"status"`
 	Note   string `json:"note"`
 }
 
-// parse decodes and validates a request body strictly: JSON object, no
-// unknown or repeated fields, every field present with the contract's
-// lengths and formats, accept_tos exactly true.
-func parse(body []byte) (Request, *Problem) {
-	var r Request
-	if !utf8.Valid(body) {
-		return r, bad("The body is not valid UTF-8.")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &te) && te.Field == "":
-			return r, bad("The body is not a JSON object.")
-		case errors.As(err, &te):
-			return r, bad("The field %q must be a %s.", te.Field, map[bool]string{true: "boolean", false: "string"}[te.Field == "accept_tos"])
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return r, bad("The body has the unknown field %s; it takes email, name, company, website, role, use_case and accept_tos.", strings.TrimPrefix(err.Error(), "json: unknown field "))
-		default:
-			return r, bad("The body is not a JSON object: %v.", err)
-		}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return r, bad("The body holds more than one JSON value.")
-	}
-	str := func(name string, v *string, lo, hi int) *Problem {
-		if v == nil {
-			return bad("The field %q is required.", name)
-		}
-		n := utf8.RuneCountInString(strings.TrimSpace(*v))
-		if n < lo || n > hi {
-			if lo > 1 {
-				return bad("The field %q must be %d to %d characters long; it has %d.", name, lo, hi, n)
-			}
-			return bad("The field %q must be at most %d characters long; it has %d.", name, hi, n)
-		}
-		return nil
-	}
-	if p := str("email", r.Email, 3, 254); p != nil {
-		return r, p
-	}
-	if p := str("name", r.Name, 2, 120); p != nil {
-		return r, p
-	}
-	if p := str("company", r.Company, 2, 120); p != nil {
-		return r, p
-	}
-	if p := str("website", r.Website, 1, 200); p != nil {
-		if r.Website != nil && strings.TrimSpace(*r.Website) == "" {
-			return r, bad("The field %q must not be empty: give the site or app where the data will be used.", "website")
-		}
-		return r, p
-	}
-	if p := str("role", r.Role, 2, 80); p != nil {
-		return r, p
-	}
-	if p := str("use_case", r.UseCase, 20, 2000); p != nil {
-		return r, p
-	}
-	if r.AcceptTOS == nil {
-		return r, bad("The field %q is required.", "accept_tos")
-	}
-	if !*r.AcceptTOS {
-		return r, bad("The field %q must be true: a key is issued only to those who accept the terms of service.", "accept_tos")
-	}
-	addr, err := mail.ParseAddress(strings.TrimSpace(*r.Email))
-	at := strings.LastIndexByte(strings.TrimSpace(*r.Email), '@')
-	if err != nil || addr.Name != "" || addr.Address != strings.TrimSpace(*r.Email) || at < 1 || !strings.Contains((*r.Email)[at:], ".") {
-		return r, bad("The field %q is not an email address.", "email")
-	}
-	w := strings.TrimSpace(*r.Website)
-	if !strings.Contains(w, "://") {
-		w = "https://" + w
-	}
-	if u, err := url.Parse(w); err != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.Contains(u.Hostname(), ".") || strings.ContainsAny(w, " \t\n") {
-		return r, bad("The field %q must be the address of a site or app, such as https://example.org or example.org/app.", "website")
-	}
-	return r, nil
-}
-
-// Request handles POST /v1/keys/demo: validates the body, checks the
-// network's daily allowance and the address, records the request, then
-// mails the activation link. network identifies the client (see Network).
-func (f *Flow) Request(ctx context.Context, body []byte, network string) (VerificationSent, *Problem) {
-	r, p := parse(body)
+// Request handles POST /v1/keys/demo: checks the media type, validates
+// the body, checks the address, then records the request (which checks
+// the network's daily allowance) and mails the activation link. network
+// identifies the client (see Network).
+//
+// The key is recorded for the normalised address: the local part in lower
+// case, the domain in ASCII (IDNA A-labels), so Ada@Bücher.de and
+// ada@xn--bcher-kva.de are one address. The mail goes to that address and
+// carries nothing else the requester typed.
+//
+// A request whose mail cannot be sent is answered 503 and does not count
+// against the network's allowance; it leaves nothing that blocks a retry.
+func (f *Flow) Request(ctx context.Context, contentType string, body []byte, network string) (VerificationSent, *Problem) {
+	r, addr, p := parseRequest(contentType, body)
 	if p != nil {
 		return VerificationSent{}, p
 	}
-	email := strings.ToLower(strings.TrimSpace(*r.Email))
-	domain := email[strings.LastIndexByte(email, '@')+1:]
+	email, domain := addr.Mailbox, addr.Domain
 	if reserved(domain) {
 		return VerificationSent{}, &Problem{Status: 422, Detail: domain + " is a reserved domain that cannot receive email."}
 	}
@@ -212,6 +145,7 @@ func (f *Flow) Request(ctx context.Context, body []byte, network string) (Verifi
 		return VerificationSent{}, &Problem{Status: 503, RetryAfter: 10, Detail: "The request could not be recorded; retry shortly."}
 	}
 	now := f.cfg.Now().UTC()
+	day := now.Format(time.DateOnly)
 	rec := access.DemoRequest{Email: email, Name: strings.TrimSpace(*r.Name), Company: strings.TrimSpace(*r.Company), Website: strings.TrimSpace(*r.Website),
 		Role: strings.TrimSpace(*r.Role), UseCase: strings.TrimSpace(*r.UseCase), Network: network, Created: now, TOSAccept: now}
 	switch err := f.cfg.Keys.RecordDemoRequest(access.HashToken(token), rec, f.cfg.PerNetworkPerDay); {
@@ -223,17 +157,47 @@ func (f *Flow) Request(ctx context.Context, body []byte, network string) (Verifi
 		f.cfg.Log.Printf("keyflow: cannot record a key request: %v", err)
 		return VerificationSent{}, &Problem{Status: 503, RetryAfter: 10, Detail: "The request could not be recorded; retry shortly."}
 	}
+	// The mail greets no one by name and carries nothing the requester
+	// typed but the address it goes to: a page elsewhere must not be able
+	// to have this server mail its text to someone else.
 	link := f.cfg.BaseURL + "/keys/demo/verify?t=" + token
 	msg := kmail.Message{From: f.cfg.From, To: email, Subject: "Activate your demo key", Date: now,
-		Text: "Hello " + rec.Name + ",\n\nopen this link within 3 days to activate your demo key of the vehicle catalogue API:\n\n" + link +
+		Text: "Hello,\n\nopen this link within 3 days to activate your demo key of the vehicle catalogue API:\n\n" + link +
 			"\n\nThe link works once. Your key will be shown on that page and mailed to you.\n\nIf you did not ask for a key, ignore this message.\n",
-		HTML: "<p>Hello " + html.EscapeString(rec.Name) + ",</p><p>open this link within 3 days to activate your demo key of the vehicle catalogue API:</p><p><a href=\"" +
+		HTML: "<p>Hello,</p><p>open this link within 3 days to activate your demo key of the vehicle catalogue API:</p><p><a href=\"" +
 			html.EscapeString(link) + "\">" + html.EscapeString(link) + "</a></p><p>The link works once. Your key will be shown on that page and mailed to you.</p><p>If you did not ask for a key, ignore this message.</p>"}
 	if err := f.cfg.Mailer.Send(msg); err != nil {
-		f.cfg.Log.Printf("keyflow: cannot mail the activation link to %s: %v", email, err)
-		return VerificationSent{}, &Problem{Status: 503, RetryAfter: 60, Detail: "The request was recorded but the activation email could not be sent; send the request again shortly."}
+		// The request is withdrawn from the store (its link was never
+		// delivered, and the network's count goes back down), up to
+		// maxWithdrawnPerNetwork times a network a day, so that a relay
+		// refusing one recipient cannot give one network endless attempts.
+		f.cfg.MailLog.Printf("mail", "keyflow: cannot mail an activation link: %v", err)
+		if f.mayWithdraw(day, network) {
+			if werr := f.cfg.Keys.WithdrawDemoRequest(access.HashToken(token)); werr != nil {
+				f.cfg.Log.Printf("keyflow: cannot withdraw a key request whose mail failed: %v", werr)
+			}
+		}
+		return VerificationSent{}, &Problem{Status: 503, RetryAfter: 60, Detail: "The activation email could not be sent, a failure on our side. This attempt does not count against your network's daily allowance: send the request again after the Retry-After delay."}
 	}
 	return VerificationSent{Status: "verification_sent", Note: "An activation link was mailed to " + email + ". It works once and expires in 3 days. No key exists until it is opened."}, nil
+}
+
+// mayWithdraw counts one withdrawal of a failed request of network today
+// and reports whether it is within maxWithdrawnPerNetwork (and the day's
+// table within maxWithdrawnNetworks). The count is in memory: a restart
+// allows that many again, which costs an attacker a failed send each.
+func (f *Flow) mayWithdraw(day, network string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.withdrawnDay != day || f.withdrawn == nil {
+		f.withdrawnDay, f.withdrawn = day, map[string]int{}
+	}
+	n, ok := f.withdrawn[network]
+	if n >= maxWithdrawnPerNetwork || !ok && len(f.withdrawn) >= maxWithdrawnNetworks {
+		return false
+	}
+	f.withdrawn[network] = n + 1
+	return true
 }
 
 func secondsToMidnight(now time.Time) int {
@@ -292,13 +256,13 @@ func (f *Flow) Verify(token, covers string) (IssuedKey, *Problem) {
 	k := IssuedKey{APIKey: text, Plan: "demo", Covers: covers, FullCatalogue: f.cfg.UpgradeURL, StartHere: f.cfg.BaseURL + "/demo",
 		Note: "This key is shown once and only its hash is stored. A copy was mailed to " + req.Email + ". Send it as X-Api-Key or Authorization: Bearer."}
 	msg := kmail.Message{From: f.cfg.From, To: req.Email, Subject: "Your demo key", Date: now,
-		Text: "Hello " + req.Name + ",\n\nyour demo key of the vehicle catalogue API:\n\n" + text + "\n\nIt reaches " + covers + "\nStart here: " + k.StartHere +
+		Text: "Hello,\n\nyour demo key of the vehicle catalogue API:\n\n" + text + "\n\nIt reaches " + covers + "\nStart here: " + k.StartHere +
 			"\nSend it as the X-Api-Key header. Keep it safe: it will not be shown again.\n",
-		HTML: "<p>Hello " + html.EscapeString(req.Name) + ",</p><p>your demo key of the vehicle catalogue API:</p><pre>" + html.EscapeString(text) +
+		HTML: "<p>Hello,</p><p>your demo key of the vehicle catalogue API:</p><pre>" + html.EscapeString(text) +
 			"</pre><p>It reaches " + html.EscapeString(covers) + "</p><p>Start here: <a href=\"" + html.EscapeString(k.StartHere) + "\">" + html.EscapeString(k.StartHere) +
 			"</a>. Send it as the <code>X-Api-Key</code> header. Keep it safe: it will not be shown again.</p>"}
 	if err := f.cfg.Mailer.Send(msg); err != nil {
-		f.cfg.Log.Printf("keyflow: cannot mail the key copy to %s: %v", req.Email, err)
+		f.cfg.MailLog.Printf("mail", "keyflow: cannot mail a copy of a key: %v", err)
 	}
 	return k, nil
 }

@@ -67,7 +67,7 @@ func (k *keeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if calls == 1 {
-		network := keyflow.Network(peer(r), r.Header.Get("X-Forwarded-For"), k.trusted)
+		network := keyflow.Network(peer(r), r.Header.Values("X-Forwarded-For"), k.trusted)
 		if ok, wait := k.limiter.Allow(network, k.now()); !ok {
 			writeProblem(w, http.StatusTooManyRequests, "Too Many Requests",
 				"Tool calls without an API key are limited to "+strconv.FormatInt(k.limiter.Limit(), 10)+

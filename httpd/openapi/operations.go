@@ -149,7 +149,12 @@ func (b *builder) operations() {
 			"requestBody": keyReq,
 			"responses": obj{
 				"202": obj{"description": "Recorded; the activation link was mailed.", "content": obj{"application/json": obj{"schema": envelope(ref("VerificationSent"), false), "example": b.example(ExVerification)}}},
-				"400": rref("BadRequest"), "409": rref("Conflict"), "422": rref("Unprocessable"), "429": rref("TooManyRequests"), "503": rref("Unavailable"),
+				"400": rref("BadRequest"), "409": rref("Conflict"),
+				"415": problemResp("The body is not application/json (compared case-insensitively; parameters such as charset=utf-8 are allowed), or the Content-Type is missing. Accept-Post names the type.",
+					obj{"Accept-Post": obj{"description": "application/json", "schema": obj{"type": "string"}}}),
+				"422": rref("Unprocessable"), "429": rref("TooManyRequests"),
+				"503": problemResp("A failure on our side: the request could not be recorded, the mail domain could not be checked, or the activation email could not be sent (such a request does not count against the network's allowance). Retry after Retry-After.",
+					obj{"Retry-After": href("Retry-After")}),
 			}}}
 	}
 	b.get("/keys/demo/verify", "verifyDemoKey", "Demo", "Open an activation link",

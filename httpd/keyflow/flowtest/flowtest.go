@@ -28,6 +28,16 @@ type SMTPServer struct {
 	mu   sync.Mutex
 	msgs []Received
 	cond *sync.Cond
+	fail string // the reply to MAIL while failing; "" = accept
+}
+
+// Fail makes the server answer every MAIL command with reply (for example
+// "451 4.3.0 mail system unavailable"), as a relay in an outage does, until
+// Fail("") restores it.
+func (s *SMTPServer) Fail(reply string) {
+	s.mu.Lock()
+	s.fail = reply
+	s.mu.Unlock()
 }
 
 // Received is one delivered message.
@@ -103,6 +113,13 @@ func (s *SMTPServer) serve(c net.Conn) {
 		case "MAIL":
 			if !authed {
 				say("530 authentication required")
+				continue
+			}
+			s.mu.Lock()
+			fail := s.fail
+			s.mu.Unlock()
+			if fail != "" {
+				say("%s", fail)
 				continue
 			}
 			cur = Received{From: between(line, "<", ">")}
