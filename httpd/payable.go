@@ -3,7 +3,6 @@ package httpd
 import (
 	"context"
 	"errors"
-	"log"
 	"strconv"
 	"time"
 
@@ -68,7 +67,10 @@ var headerPaymentSignature = []byte(x402.HeaderSignature)
 // paid serves a keyless call to a payable operation: 402 with the offer
 // when it carries no payment; otherwise the network's limit, the payment
 // decoded and verified, the handler run, and the payment settled only when
-// the handler answered 2xx. A failed settlement discards the answer.
+// the handler answered 2xx, within the write timeout. A refused
+// settlement discards the answer (402, nothing charged); one without a
+// clear outcome discards it too (504 with the payment's reference: it may
+// have been taken).
 func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation, h func(*fasthttp.RequestCtx, *request)) {
 	sig := ctx.Request.Header.PeekBytes(headerPaymentSignature)
 	// A payment buys a GET's body; HEAD has none to sell, so it is answered
@@ -99,7 +101,7 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation, h func(*fasthttp.
 			s.paymentRequired(ctx, op, rej.Reason, "The payment was refused ("+rej.Reason+"): "+rej.Detail+".")
 			return
 		}
-		log.Printf("x402: %s %s: %v", ctx.Method(), ctx.Path(), err)
+		// Gate.Verify logged the cause.
 		ctx.Response.Header.SetBytesKV(headerRetryAfter, retryMetering)
 		problem(ctx, fasthttp.StatusServiceUnavailable, "Service Unavailable",
 			"The payment could not be verified because the payment facilitator is unavailable; nothing was charged. This is a failure on our side: retry after the Retry-After delay with a new payment.")
@@ -114,20 +116,55 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation, h func(*fasthttp.
 	if code := ctx.Response.StatusCode(); code < 200 || code > 299 {
 		return // not served: nothing is settled
 	}
-	settled := s.opts.Payments.Settle(context.Background(), pay)
-	header, _ := x402.EncodeHeader(settled)
-	if !settled.Success {
-		log.Printf("x402: settling %s's payment for %s failed: %s", settled.Payer, ctx.Path(), settled.ErrorReason)
+	// Not ctx: the settlement may run on after the handler returned, and
+	// fasthttp reuses ctx for the next request.
+	settled := s.opts.Payments.Settle(context.Background(), pay, s.SettleDeadline(ctx.Time()), x402.Sale{Resource: s.resourceURL(ctx), Operation: operations[op].route})
+	switch settled.Outcome {
+	case x402.Settled:
+	case x402.Refused:
+		header, _ := x402.EncodeHeader(settled.Response)
 		ctx.Response.Reset()
 		ctx.Response.Header.Set(x402.HeaderResponse, header)
-		paymentProblem(ctx, "The payment could not be settled ("+settled.ErrorReason+"), so the response is withheld and nothing was charged. Retry with a new payment.")
+		paymentProblem(ctx, "The payment could not be settled ("+settled.Response.ErrorReason+"), so the response is withheld and nothing was charged. Retry with a new payment.")
+		return
+	default: // unknown: it may have been taken
+		ctx.Response.Reset()
+		ctx.Response.Header.Set(HeaderPaymentReference, settled.Reference)
+		problem(ctx, fasthttp.StatusGatewayTimeout, "Gateway Timeout", SettlementUnknownDetail(settled.Reference))
 		return
 	}
+	header, _ := x402.EncodeHeader(settled.Response)
 	ctx.Response.Header.Set(x402.HeaderResponse, header)
 	// Each payment buys one response: a cache must not replay it, with its
 	// receipt, as if it had been paid again.
 	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
 	ctx.Response.Header.DelBytes(headerETag)
+}
+
+// HeaderPaymentReference carries, on the 504 of a payment whose settlement
+// has no clear outcome, the reference it is recorded under for
+// reconciliation.
+const HeaderPaymentReference = "Payment-Reference"
+
+// settleMargin is what the settlement of a paid call leaves of the write
+// timeout for answering.
+const settleMargin = time.Second
+
+// SettleDeadline is when the settlement of a paid call that started at
+// start must have ended for its answer to be written within the write
+// timeout. The gate's own SettleTimeout may end it sooner.
+func (s *Service) SettleDeadline(start time.Time) time.Time {
+	return start.Add(s.opts.WriteTimeout - settleMargin)
+}
+
+// SettlementUnknownDetail says to a paying caller that its payment's
+// settlement has no clear outcome: the answer is withheld, the payment may
+// have been taken and is recorded under ref for reconciliation.
+func SettlementUnknownDetail(ref string) string {
+	return "The payment facilitator did not confirm the settlement of your payment in time, so the answer is withheld. " +
+		"The payment may have been taken: it is recorded under the payment reference " + ref + " (also in the " + HeaderPaymentReference +
+		" header) and will be reconciled with the facilitator; quote the reference when you ask about it. " +
+		"A new call needs a new payment."
 }
 
 var noStore = []byte("no-store")

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +188,17 @@ func TestPaymentRefusals(t *testing.T) {
 		t.Log(name)
 		e.problem(e.get(specs, "", "PAYMENT-SIGNATURE", header), 400, "PAYMENT-SIGNATURE header cannot be read")
 	}
+	// A signed payment followed by bytes is not that payment: 400 naming
+	// the trailing data, and the payment is not spent.
+	good, _ := payer.Pay(offerOf(t, e.get(specs, "")), time.Now())
+	raw, _ := json.Marshal(good)
+	for _, tail := range []string{"}", "]]]", " " + string(raw)} {
+		header := base64.StdEncoding.EncodeToString(append(append([]byte(nil), raw...), tail...))
+		e.problem(e.get(specs, "", "PAYMENT-SIGNATURE", header), 400, "the payload has data after its JSON object")
+	}
+	if r := e.get(specs, "", "PAYMENT-SIGNATURE", x402test.Header(good)); r.status != 200 {
+		t.Fatalf("the payment alone, after the refused copies: %d %s", r.status, r.body)
+	}
 	// The search offer (0.005) does not pay for specs (0.05).
 	o := offerOf(t, e.get("/v1/search?q=golf", ""))
 	p, _ := payer.Pay(o, time.Now())
@@ -276,4 +290,84 @@ func TestPaymentsOff(t *testing.T) {
 	e := newEnv(t)
 	e2 := newEnvWith(t, e, func(o *httpd.Options) { o.Payments = nil })
 	e.problem(e2.get("/v1/search?q=golf", ""), 401, "API key is required")
+}
+
+// hangingFacilitator is a facilitator on loopback HTTP that verifies every
+// payment and never answers /settle in time: it answers 502 when the test
+// ends.
+func hangingFacilitator(t *testing.T) *x402.HTTPFacilitator {
+	t.Helper()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/verify" {
+			w.Write([]byte(`{"isValid":true}`))
+			return
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		w.WriteHeader(http.StatusBadGateway)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // first: Close waits for the handlers
+	return &x402.HTTPFacilitator{URL: srv.URL}
+}
+
+// A settlement the facilitator does not confirm by the deadline: 504 within
+// the write timeout with the payment's reference, the answer withheld, and
+// the payment recorded as unsettled-unknown, never "nothing was charged".
+func TestSettlementTimeout(t *testing.T) {
+	e := newEnv(t)
+	t0 := time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC) // the payments' clock
+	store, err := x402.OpenStore(filepath.Join(t.TempDir(), "payments.db"), func() time.Time { return t0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	gate, err := x402.New(x402.Config{PayTo: testPayTo, Facilitator: hangingFacilitator(t), Nonces: store, Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writeTimeout = 3 * time.Second
+	e2 := newEnvWith(t, e, func(o *httpd.Options) { o.Payments = gate; o.WriteTimeout = writeTimeout })
+	payer, _ := x402test.NewPayer("")
+	path := "/v1/variants/" + e.codec.Token(publicid.Variant, e.cat.VarID[0]) + "/specs"
+	p, err := payer.Pay(offerOf(t, e2.get(path, "")), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := e2.get(path, "", "PAYMENT-SIGNATURE", x402test.Header(p))
+	if took := time.Since(start); took >= writeTimeout {
+		t.Errorf("answered after %v, past the write timeout of %v", took, writeTimeout)
+	}
+	ref := x402.Reference(payer.Address.String(), p.Payload.Authorization.Nonce)
+	e.problem(r, 504, "recorded under the payment reference "+ref)
+	detail := str(r.json(t), "detail")
+	if r.header["Payment-Reference"] != ref || !strings.Contains(detail, "may have been taken") || strings.Contains(detail, "nothing was charged") {
+		t.Errorf("Payment-Reference %q (want %s), detail %q", r.header["Payment-Reference"], ref, detail)
+	}
+	if r.header["Payment-Response"] != "" || r.header["Payment-Required"] != "" || strings.Contains(string(r.body), `"data"`) {
+		t.Errorf("the 504 carries a settlement, an offer or the answer: %v %s", r.header, r.body)
+	}
+	recs, err := store.Records(false)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records %+v %v", recs, err)
+	}
+	if g := recs[0]; g.Reference != ref || g.State != x402.StateUnknown || g.Payer != payer.Address.String() || g.Nonce != p.Payload.Authorization.Nonce ||
+		g.Amount != "50000" || g.Operation != "GET /v1/variants/{id}/specs" || g.Resource != "https://api.example.org"+path || !g.At.Equal(t0) || g.Error == "" {
+		t.Errorf("record %+v", g)
+	}
+	// The operator resolves it.
+	if got, err := store.Resolve(ref, x402.StateUnsettled, "", "operator"); err != nil || got.State != x402.StateUnsettled {
+		t.Fatalf("resolve: %+v %v", got, err)
+	}
+	if recs, _ := store.Records(false); len(recs) != 0 {
+		t.Errorf("resolved, still unknown: %+v", recs)
+	}
+	// The payment was spent either way: it is not accepted again.
+	if o := offerOf(t, e2.get(path, "", "PAYMENT-SIGNATURE", x402test.Header(p))); o.Error != "invalid_exact_evm_nonce_already_used" {
+		t.Errorf("replay after an unknown settlement: %+v", o)
+	}
 }

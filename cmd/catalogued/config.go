@@ -159,6 +159,11 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 	if *payTimeout < 10*time.Second || *payTimeout%time.Second != 0 {
 		bad("x402.maxTimeout", "want whole seconds, at least 10s, like 60s")
 	}
+	if *settleTimeout < time.Second {
+		bad("x402.settleTimeout", "want a duration of at least 1s, like 7s")
+	} else if *writeTimeout > 0 && *settleTimeout >= *writeTimeout {
+		bad("x402.settleTimeout", "want a duration shorter than -http.writeTimeout (%s), so that a payment of unknown outcome is still answered (504)", *writeTimeout)
+	}
 
 	// Counts.
 	atLeast := func(name string, n, min int64, want string) {

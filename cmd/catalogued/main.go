@@ -83,6 +83,7 @@ var (
 	facilitatorURL  = flag.String("x402.facilitator", "", "base URL of the x402 facilitator that verifies and settles payments (e.g. https://x402.org/facilitator); empty uses the built-in local facilitator, which checks signatures and records receipts in <state>/payments.db but settles nothing on any chain")
 	facilitatorAuth = flag.String("x402.facilitatorAuth", "", "header sent to the facilitator, as 'Name: value' (literal or file://PATH), e.g. 'Authorization: Bearer …'")
 	paidPerMinute   = flag.Int64("x402.perMinute", 60, "keyless paid calls allowed per network per minute; 429 above it")
+	settleTimeout   = flag.Duration("x402.settleTimeout", x402.DefaultSettleTimeout, "longest a paid call waits for the facilitator to settle before answering 504 with a payment reference (the payment is then recorded as unsettled-unknown; see catalogue payments); -http.writeTimeout minus 1s bounds it anyway")
 	paymentsOff     = flag.Bool("x402.disable", false, "take no per-request payments: keyless calls to the payable operations get 401 like other keyed routes")
 	adminTokenFlag  = flag.String("admin.token", "", "bearer token of the admin API, at least 16 characters, literal or file://PATH; empty uses <state>/admin.token, created once")
 )
@@ -312,7 +313,7 @@ func paymentGate(cfg *config) (*x402.Gate, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	gcfg := x402.Config{PayTo: *payTo, Network: *payNetwork, MaxTimeout: *payTimeout, Nonces: store,
+	gcfg := x402.Config{PayTo: *payTo, Network: *payNetwork, MaxTimeout: *payTimeout, SettleTimeout: *settleTimeout, Nonces: store,
 		Asset: cfg.asset, AssetName: cfg.assetName, AssetVersion: cfg.assetVersion}
 	if *facilitatorURL == "" {
 		gcfg.Facilitator = &x402.Local{Store: store, MaxTimeout: *payTimeout}

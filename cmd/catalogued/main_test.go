@@ -282,6 +282,8 @@ func TestConfigProblems(t *testing.T) {
 			want: []string{`-metering.maxLag (CATALOGUED_METERING_MAXLAG) = "1s": want a duration longer than -metering.flushInterval (2s)`}},
 		{name: "payment timeout", args: []string{"-x402.maxTimeout", "1500ms"},
 			want: []string{`-x402.maxTimeout (CATALOGUED_X402_MAXTIMEOUT) = "1.5s": want whole seconds, at least 10s`}},
+		{name: "settlement past the write timeout", args: []string{"-x402.settleTimeout", "12s"},
+			want: []string{`-x402.settleTimeout (CATALOGUED_X402_SETTLETIMEOUT) = "12s": want a duration shorter than -http.writeTimeout (10s)`}},
 		{name: "number", env: []string{"CATALOGUED_X402_PERMINUTE=many"},
 			want: []string{`-x402.perMinute (CATALOGUED_X402_PERMINUTE) = "many": want a whole number`, "not started, 1 problem in"}},
 		{name: "bool", env: []string{"CATALOGUED_X402_DISABLE=perhaps"},

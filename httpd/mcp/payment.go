@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,12 +21,17 @@ import (
 const (
 	metaPayment         = "x402/payment"
 	metaPaymentResponse = "x402/payment-response"
+	// metaPaymentReference is this server's own: the reference of a
+	// payment whose settlement has no clear outcome (the REST 504's
+	// Payment-Reference header).
+	metaPaymentReference = "vspec/payment-reference"
 )
 
 // paid serves a call without a key that carries a payment: verified for
 // the operation's price, answered from the full catalogue, settled only
 // when the answer is a success.
 func (t *tools) paid(ctx context.Context, gate *x402.Gate, tool string, call httpd.Call, raw any) (*sdk.CallToolResult, any, error) {
+	start := time.Now() // the write timeout runs from about now
 	op := call.Op
 	b, err := json.Marshal(raw)
 	if err != nil {
@@ -48,15 +54,30 @@ func (t *tools) paid(ctx context.Context, gate *x402.Gate, tool string, call htt
 	if !a.OK() {
 		return refusal(&a, "Nothing was charged: only a successful call is."), nil, nil
 	}
-	// The answer exists now: settling must not be abandoned half-way
-	// because the client went away.
-	settled := gate.Settle(context.WithoutCancel(ctx), pay)
-	if !settled.Success {
-		return t.settlementFailed(tool, op, settled), nil, nil
+	// Settled as on REST: within the write timeout, and on to the end
+	// even when the client went away.
+	settled := gate.Settle(ctx, pay, t.svc.SettleDeadline(start), x402.Sale{Resource: "mcp://tool/" + tool, Operation: "MCP " + tool})
+	switch settled.Outcome {
+	case x402.Settled:
+	case x402.Refused:
+		return t.settlementFailed(tool, op, settled.Response), nil, nil
+	default: // unknown: it may have been taken
+		res := failure(settlementUnknown(settled.Reference))
+		res.Meta = sdk.Meta{metaPaymentReference: settled.Reference}
+		return res, nil, nil
 	}
 	res := answer(a.Body)
-	res.Meta = sdk.Meta{metaPaymentResponse: settled}
+	res.Meta = sdk.Meta{metaPaymentResponse: settled.Response}
 	return res, nil, nil
+}
+
+// settlementUnknown says to a paying caller that its payment's settlement
+// has no clear outcome: the REST 504's detail, in the words of a tool.
+func settlementUnknown(ref string) string {
+	return "Gateway Timeout (504): The payment facilitator did not confirm the settlement of your payment in time, so the answer is withheld. " +
+		"The payment may have been taken: it is recorded under the payment reference " + ref + " (also in the result's _meta[\"" + metaPaymentReference +
+		"\"]) and will be reconciled with the facilitator; quote the reference when you ask about it. " +
+		"A new call needs a new payment."
 }
 
 // paymentRequired is the offer for a call: reason, when set, is why an

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +192,84 @@ func TestPaymentFailures(t *testing.T) {
 	}
 	if !strings.Contains(text(res), `"x402/error"`) || !strings.Contains(text(res), "insufficient_funds") {
 		t.Errorf("text %s", text(res))
+	}
+}
+
+// hangingFacilitator is a facilitator on loopback HTTP that verifies every
+// payment and never answers /settle in time: it answers 502 when the test
+// ends.
+func hangingFacilitator(t *testing.T) *x402.HTTPFacilitator {
+	t.Helper()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/verify" {
+			w.Write([]byte(`{"isValid":true}`))
+			return
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		w.WriteHeader(http.StatusBadGateway)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // first: Close waits for the handlers
+	return &x402.HTTPFacilitator{URL: srv.URL}
+}
+
+// TestSettlementTimeout: a settlement the facilitator does not confirm in
+// time is a tool error carrying the payment's reference, within the write
+// timeout, and the payment is recorded as unsettled-unknown, as on REST.
+func TestSettlementTimeout(t *testing.T) {
+	t0 := time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC) // the payments' clock
+	store, err := x402.OpenStore(filepath.Join(t.TempDir(), "payments.db"), func() time.Time { return t0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	gate, err := x402.New(x402.Config{PayTo: payTo, Facilitator: hangingFacilitator(t), Nonces: store, Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writeTimeout = 3 * time.Second
+	e := newEnv(t, func(c *config) {
+		c.noPayments = true // the gate is this test's own
+		c.rest.Payments = gate
+		c.rest.WriteTimeout = writeTimeout
+	})
+	cs := e.connect("")
+	id := map[string]any{"id": e.token(e.outside())}
+	offer := paymentRequired(t, call(t, cs, mcp.ToolSpecs, id, nil), mcp.ToolSpecs, "50000")
+	payer, _ := x402test.NewPayer("")
+	p, err := payer.Pay(offer, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res := call(t, cs, mcp.ToolSpecs, id, sdk.Meta{"x402/payment": p})
+	if took := time.Since(start); took >= writeTimeout {
+		t.Errorf("answered after %v, past the write timeout of %v", took, writeTimeout)
+	}
+	ref := x402.Reference(payer.Address.String(), p.Payload.Authorization.Nonce)
+	failed(t, res, "Gateway Timeout (504)", "recorded under the payment reference "+ref, "may have been taken")
+	if strings.Contains(text(res), "nothing was charged") || res.StructuredContent != nil || res.Meta["x402/payment-response"] != nil {
+		t.Errorf("an unknown settlement reads as a refusal, or carries the answer: %s %v %v", text(res), res.StructuredContent, res.Meta)
+	}
+	if got, _ := res.Meta["vspec/payment-reference"].(string); got != ref {
+		t.Errorf("_meta reference %q, want %s", got, ref)
+	}
+	recs, err := store.Records(false)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records %+v %v", recs, err)
+	}
+	if g := recs[0]; g.Reference != ref || g.State != x402.StateUnknown || g.Payer != payer.Address.String() || g.Amount != "50000" ||
+		g.Operation != "MCP "+mcp.ToolSpecs || g.Resource != "mcp://tool/"+mcp.ToolSpecs || !g.At.Equal(t0) || g.Error == "" {
+		t.Errorf("record %+v", g)
+	}
+	if got, err := store.Resolve(ref, x402.StateSettled, "0xfeed", "operator"); err != nil || got.State != x402.StateSettled || got.Transaction != "0xfeed" {
+		t.Fatalf("resolve: %+v %v", got, err)
+	}
+	if recs, _ := store.Records(false); len(recs) != 0 {
+		t.Errorf("resolved, still unknown: %+v", recs)
 	}
 }

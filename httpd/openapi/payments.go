@@ -20,7 +20,8 @@ type Payments struct {
 }
 
 // payable documents x402 on the operations with a price: a third way to
-// authenticate, the 402, and PAYMENT-RESPONSE on the 200.
+// authenticate, the 402, PAYMENT-RESPONSE on the 200, and the 504 of a
+// settlement without a clear outcome.
 func (b *builder) payable() {
 	p := b.in.Payments
 	if p == nil {
@@ -44,8 +45,10 @@ func (b *builder) payable() {
 			rs := op["responses"].(obj)
 			rs["402"] = rref("PaymentRequired")
 			if method == "get" {
+				rs["504"] = rref("SettlementUnknown")
 				op["description"] = op["description"].(string) + "\n\nWithout a key: " + x402.USD(price) + " USD per call (" + strconv.FormatInt(price, 10) +
-					" atomic units), paid with x402 v2 in `PAYMENT-SIGNATURE`; a call without payment gets 402 with the offer in `PAYMENT-REQUIRED`. Only a 2xx is charged; a paid 200 is `Cache-Control: no-store` without an ETag (each payment buys one response) and If-None-Match is ignored. A request with a key never gets 402."
+					" atomic units), paid with x402 v2 in `PAYMENT-SIGNATURE`; a call without payment gets 402 with the offer in `PAYMENT-REQUIRED`. Only a 2xx is charged; a paid 200 is `Cache-Control: no-store` without an ETag (each payment buys one response) and If-None-Match is ignored. " +
+					"A settlement the facilitator does not confirm in time is a 504 with the payment's reference in `Payment-Reference`: the payment may have been taken and is reconciled. A request with a key never gets 402."
 				ok := rs["200"].(obj)
 				h := obj{}
 				for k, v := range ok["headers"].(obj) {
@@ -81,6 +84,14 @@ func (b *builder) paymentComponents(c obj) {
 		"description": "No key and no valid payment: the offer is in PAYMENT-REQUIRED (a refused payment's reason in its `error`); a failed settlement carries PAYMENT-RESPONSE instead and nothing is charged. The body says the same in words.",
 		"headers":     obj{"PAYMENT-REQUIRED": href("PAYMENT-REQUIRED"), "PAYMENT-RESPONSE": href("PAYMENT-RESPONSE")},
 		"content":     obj{"application/json": obj{"schema": ref("ProblemDetail")}},
+	}
+	c["headers"].(obj)["Payment-Reference"] = obj{"description": "The reference a payment whose settlement has no clear outcome is recorded under for reconciliation: `pay_` and 16 hex digits, stable for the payment.",
+		"required": true, "schema": obj{"type": "string", "pattern": "^pay_[0-9a-f]{16}$"}}
+	c["responses"].(obj)["SettlementUnknown"] = obj{
+		"description": "The call was served and its payment's settlement asked for, but the facilitator did not confirm it in time (no answer, a reset connection, a 5xx, an unreadable answer): " +
+			"the answer is withheld, and the payment may have been taken. It is recorded under the reference in Payment-Reference (the detail names it too) and reconciled by the operator; it is never said to be uncharged. A new call needs a new payment.",
+		"headers": obj{"Payment-Reference": href("Payment-Reference")},
+		"content": obj{"application/problem+json": obj{"schema": ref("ProblemDetail")}},
 	}
 	str := obj{"type": "string"}
 	reqs := obj{"type": "object", "required": []string{"scheme", "network", "asset", "amount", "payTo", "maxTimeoutSeconds", "extra"}, "properties": obj{

@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -81,13 +83,13 @@ func (f *HTTPFacilitator) call(ctx context.Context, method, path string, timeout
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %w: %v", ErrFacilitator, ErrNotSent, err)
 		}
 		body = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(f.URL, "/")+path, body)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrFacilitator, err)
+		return fmt.Errorf("%w: %w: %v", ErrFacilitator, ErrNotSent, err)
 	}
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -98,6 +100,12 @@ func (f *HTTPFacilitator) call(ctx context.Context, method, path string, timeout
 	}
 	resp, err := f.client().Do(req)
 	if err != nil {
+		// A connection that could not be made carried no request; any
+		// other failure may have come after the facilitator acted on it.
+		var op *net.OpError
+		if errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect") {
+			return fmt.Errorf("%w: %w: %s %s: %v", ErrFacilitator, ErrNotSent, method, path, err)
+		}
 		return fmt.Errorf("%w: %s %s: %v", ErrFacilitator, method, path, err)
 	}
 	defer resp.Body.Close()
@@ -125,7 +133,8 @@ func (f *HTTPFacilitator) Verify(ctx context.Context, p *PaymentPayload, r Requi
 	return v, err
 }
 
-// Settle asks the facilitator to settle a payment.
+// Settle asks the facilitator to settle a payment. An error wraps
+// ErrFacilitator, and ErrNotSent when the request never reached it.
 func (f *HTTPFacilitator) Settle(ctx context.Context, p *PaymentPayload, r Requirements) (SettlementResponse, error) {
 	var s SettlementResponse
 	err := f.call(ctx, http.MethodPost, "/settle", cmp.Or(f.SettleTimeout, 30*time.Second), facilitatorRequest{Version, p, r}, &s)

@@ -3,6 +3,7 @@ package x402_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -11,9 +12,11 @@ import (
 )
 
 // FuzzVerify feeds arbitrary PAYMENT-SIGNATURE values through decoding and
-// verification: never a panic; an error is either a malformed header or a
-// rejection with a reason, never a facilitator failure, and nothing is
-// accepted that its payer did not sign.
+// verification: never a panic; a header is decoded only when it is one
+// JSON value with nothing but whitespace around it (no trailing bytes); an
+// error is either a malformed header or a rejection with a reason, never a
+// facilitator failure, and nothing is accepted that its payer did not
+// sign.
 func FuzzVerify(f *testing.F) {
 	fx := newFixture(f, nil)
 	p, err := fx.payer.Pay(fx.offer(), fx.now)
@@ -25,6 +28,11 @@ func FuzzVerify(f *testing.F) {
 	f.Add(base64.StdEncoding.EncodeToString([]byte(`{"x402Version":2,"payload":{"authorization":{"from":"0x0000000000000000000000000000000000000000"}},"accepted":{"scheme":"exact"}}`)))
 	f.Add("")
 	f.Add("====")
+	// The good payment followed by bytes that Decoder.More does not see.
+	raw, _ := base64.StdEncoding.DecodeString(good)
+	for _, tail := range []string{"}", "]]]", " " + string(raw), "\n", "\x00", " }"} {
+		f.Add(base64.StdEncoding.EncodeToString(append(append([]byte(nil), raw...), tail...)))
+	}
 	f.Fuzz(func(t *testing.T, header string) {
 		p, err := x402.DecodePayment([]byte(header))
 		if err != nil {
@@ -32,6 +40,10 @@ func FuzzVerify(f *testing.F) {
 				t.Fatalf("decode error without ErrMalformed: %v", err)
 			}
 			return
+		}
+		// Decoded: the whole header is one JSON value and whitespace.
+		if raw, err := base64.StdEncoding.DecodeString(header); err != nil || !json.Valid(raw) {
+			t.Fatalf("%q decoded, but it is not one JSON value alone (%v): %q", header, err, raw)
 		}
 		pay, err := fx.gate.Verify(context.Background(), p, price)
 		if err == nil {

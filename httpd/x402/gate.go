@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vspec/catalogue/httpd/ratelog"
 	"github.com/vspec/catalogue/httpd/x402/eip3009"
 )
 
@@ -41,6 +42,11 @@ type Config struct {
 	// ClockMargin is the tolerance for a payer's clock running ahead in
 	// validAfter. Default 5 s.
 	ClockMargin time.Duration
+	// SettleTimeout is the longest the caller of Settle waits for the
+	// facilitator's answer before the outcome counts as unknown (the
+	// caller may set an earlier deadline: its write timeout). Default
+	// DefaultSettleTimeout.
+	SettleTimeout time.Duration
 	// Facilitator verifies and settles. Required.
 	Facilitator Facilitator
 	// Nonces records every accepted authorization so it is never accepted
@@ -57,6 +63,10 @@ type Gate struct {
 	payTo  eip3009.Address
 	local  bool // the facilitator is the built-in one: its verify repeats Gate's checks
 }
+
+// DefaultSettleTimeout is the default of Config.SettleTimeout: inside the
+// default 10 s write timeout of the server, with room to answer.
+const DefaultSettleTimeout = 7 * time.Second
 
 // minValidity is how long an authorization must stay valid for settlement
 // to reach the chain in time (the SDKs use 6 s).
@@ -78,6 +88,12 @@ func New(cfg Config) (*Gate, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.SettleTimeout == 0 {
+		cfg.SettleTimeout = DefaultSettleTimeout
+	}
+	if cfg.SettleTimeout < 0 {
+		return nil, fmt.Errorf("x402: the settlement timeout %v is negative", cfg.SettleTimeout)
 	}
 	if cfg.Facilitator == nil || cfg.Nonces == nil {
 		return nil, errors.New("x402: a facilitator and a nonce store are required")
@@ -191,6 +207,7 @@ func (g *Gate) Verify(ctx context.Context, p *PaymentPayload, amount int64) (*Pa
 	}
 	fresh, err := g.cfg.Nonces.Claim(auth.From, auth.Nonce, auth.ValidBefore.Uint64())
 	if err != nil {
+		ratelog.Default.Printf("x402 verify", "recording %s's authorization: %v; answered as the facilitator unavailable", auth.From, err)
 		return nil, fmt.Errorf("%w: recording the authorization: %v", ErrFacilitator, err)
 	}
 	if !fresh {
@@ -202,6 +219,7 @@ func (g *Gate) Verify(ctx context.Context, p *PaymentPayload, amount int64) (*Pa
 	}
 	v, err := g.cfg.Facilitator.Verify(ctx, p, offer)
 	if err != nil {
+		ratelog.Default.Printf("x402 verify", "verifying %s's payment: %v; nothing was charged", pay.Payer, err)
 		return nil, err
 	}
 	if !v.IsValid {
@@ -212,26 +230,6 @@ func (g *Gate) Verify(ctx context.Context, p *PaymentPayload, amount int64) (*Pa
 		return nil, reject(v.InvalidReason, "%s", detail)
 	}
 	return pay, nil
-}
-
-// Settle settles a verified payment. A failure is reported in the response
-// (success false, with the reason), never as an error: the caller answers
-// it with 402.
-func (g *Gate) Settle(ctx context.Context, p *Payment) SettlementResponse {
-	r, err := g.cfg.Facilitator.Settle(ctx, p.Payload, p.Requirements)
-	if err != nil {
-		return SettlementResponse{ErrorReason: "unexpected_settle_error", Network: g.cfg.Network, Payer: p.Payer}
-	}
-	if r.Network == "" {
-		r.Network = g.cfg.Network
-	}
-	if r.Payer == "" {
-		r.Payer = p.Payer
-	}
-	if r.Success && r.Transaction == "" {
-		r.Success, r.ErrorReason = false, "unexpected_settle_error"
-	}
-	return r
 }
 
 // matchOffer checks that the payer accepted exactly what was offered.

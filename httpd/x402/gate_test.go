@@ -111,8 +111,9 @@ func TestReferencePayload(t *testing.T) {
 	if pay.Payer != "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" {
 		t.Fatalf("payer %s", pay.Payer)
 	}
-	s := fx.gate.Settle(context.Background(), pay)
-	if !s.Success || !strings.HasPrefix(s.Transaction, "local:0x") || s.Network != "eip155:8453" || s.Payer != pay.Payer {
+	st := fx.gate.Settle(context.Background(), pay, time.Time{}, x402.Sale{})
+	s := st.Response
+	if st.Outcome != x402.Settled || !s.Success || !strings.HasPrefix(s.Transaction, "local:0x") || s.Network != "eip155:8453" || s.Payer != pay.Payer {
 		t.Fatalf("settlement %+v", s)
 	}
 	// The same payload a second time is a replay.
@@ -131,8 +132,9 @@ func TestVerifyAndSettle(t *testing.T) {
 	if pay.Payer != fx.payer.Address.String() {
 		t.Fatalf("payer %s, want %s", pay.Payer, fx.payer.Address)
 	}
-	s := fx.gate.Settle(context.Background(), pay)
-	if !s.Success || s.Amount != "50000" {
+	st := fx.gate.Settle(context.Background(), pay, time.Time{}, x402.Sale{})
+	s := st.Response
+	if st.Outcome != x402.Settled || !s.Success || s.Amount != "50000" {
 		t.Fatalf("%+v", s)
 	}
 	receipts, err := fx.store.Receipts()
@@ -140,7 +142,7 @@ func TestVerifyAndSettle(t *testing.T) {
 		t.Fatalf("receipts %+v %v", receipts, err)
 	}
 	// Settling the same payment again records nothing and fails.
-	if again := fx.gate.Settle(context.Background(), pay); again.Success || again.ErrorReason != "invalid_exact_evm_nonce_already_used" {
+	if again := fx.gate.Settle(context.Background(), pay, time.Time{}, x402.Sale{}); again.Outcome != x402.Refused || again.Response.Success || again.Response.ErrorReason != "invalid_exact_evm_nonce_already_used" {
 		t.Fatalf("second settlement %+v", again)
 	}
 	if receipts, _ := fx.store.Receipts(); len(receipts) != 1 {
@@ -258,8 +260,11 @@ func TestSignedRejections(t *testing.T) {
 
 func TestDecodePayment(t *testing.T) {
 	good := `{"x402Version":2,"payload":{"authorization":{},"signature":""},"accepted":{}}`
-	if _, err := x402.DecodePayment([]byte(base64.StdEncoding.EncodeToString([]byte(good)))); err != nil {
-		t.Fatal(err)
+	// Whitespace around the object is not data.
+	for _, j := range []string{good, good + "\n", " \t" + good + " \r\n "} {
+		if _, err := x402.DecodePayment([]byte(base64.StdEncoding.EncodeToString([]byte(j)))); err != nil {
+			t.Fatalf("%q: %v", j, err)
+		}
 	}
 	for name, h := range map[string]string{
 		"not base64":      "not base64!",
@@ -268,12 +273,21 @@ func TestDecodePayment(t *testing.T) {
 		"not JSON":        base64.StdEncoding.EncodeToString([]byte("hello")),
 		"a JSON array":    base64.StdEncoding.EncodeToString([]byte("[1,2]")),
 		"trailing data":   base64.StdEncoding.EncodeToString([]byte(good + `{}`)),
+		"trailing brace":  base64.StdEncoding.EncodeToString([]byte(good + `}`)),
+		"trailing ]]]":    base64.StdEncoding.EncodeToString([]byte(good + `]]]`)),
+		"two objects":     base64.StdEncoding.EncodeToString([]byte(good + " " + good)),
+		"trailing junk":   base64.StdEncoding.EncodeToString([]byte(good + "\n x")),
 		"version 1":       base64.StdEncoding.EncodeToString([]byte(`{"x402Version":1}`)),
 		"empty object":    base64.StdEncoding.EncodeToString([]byte(`{}`)),
 		"too long":        strings.Repeat("A", x402.MaxHeaderBytes+4),
 	} {
-		if _, err := x402.DecodePayment([]byte(h)); !errors.Is(err, x402.ErrMalformed) {
+		_, err := x402.DecodePayment([]byte(h))
+		if !errors.Is(err, x402.ErrMalformed) {
 			t.Errorf("%s: %v", name, err)
+		} else if strings.HasPrefix(name, "trailing") || name == "two objects" {
+			if !strings.Contains(err.Error(), "after its JSON object") {
+				t.Errorf("%s: the error does not name the trailing data: %v", name, err)
+			}
 		}
 	}
 }
@@ -300,7 +314,7 @@ func TestHTTPFacilitator(t *testing.T) {
 	if seenAuth != "Bearer fac-secret" {
 		t.Fatalf("the facilitator saw Authorization %q", seenAuth)
 	}
-	if s := fx.gate.Settle(ctx, pay); !s.Success || !strings.HasPrefix(s.Transaction, "local:0x") {
+	if s := fx.gate.Settle(ctx, pay, time.Time{}, x402.Sale{}).Response; !s.Success || !strings.HasPrefix(s.Transaction, "local:0x") {
 		t.Fatalf("%+v", s)
 	}
 	sup, err := (&x402.HTTPFacilitator{URL: srv.URL}).Supported(ctx)

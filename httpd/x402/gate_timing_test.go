@@ -38,8 +38,8 @@ func BenchmarkPayment(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if s := fx.gate.Settle(ctx, v); !s.Success {
-					b.Fatal(s.ErrorReason)
+				if s := fx.gate.Settle(ctx, v, time.Time{}, x402.Sale{}); s.Outcome != x402.Settled {
+					b.Fatal(s.Response.ErrorReason, s.Err)
 				}
 			}
 			b.ReportAllocs()

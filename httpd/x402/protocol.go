@@ -132,8 +132,11 @@ func DecodePaymentJSON(raw []byte) (*PaymentPayload, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("%w: the payload is not a PaymentPayload JSON object: %v", ErrMalformed, err)
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("%w: the payload has data after its JSON object", ErrMalformed)
+	// Decoder.More only looks for another value: a stray '}' or ']' after
+	// the object passes it. Anything but whitespace after the object is
+	// data the payer did not mean.
+	if rest := bytes.TrimLeft(raw[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return nil, fmt.Errorf("%w: the payload has data after its JSON object: %q", ErrMalformed, rest[:min(len(rest), 16)])
 	}
 	if p.X402Version != Version {
 		return nil, fmt.Errorf("%w: x402Version is %d; this server speaks version %d", ErrMalformed, p.X402Version, Version)

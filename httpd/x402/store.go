@@ -1,11 +1,17 @@
 package x402
 
 import (
+	"cmp"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,8 +21,9 @@ import (
 )
 
 // Store is the durable state of payments, a bbolt file: the authorizations
-// accepted (so none is accepted twice, across restarts) and the receipts of
-// the built-in facilitator.
+// accepted (so none is accepted twice, across restarts), the receipts of
+// the built-in facilitator, and the payments whose settlement had no clear
+// outcome, until an operator resolves them.
 type Store struct {
 	db   *bolt.DB
 	now  func() time.Time
@@ -27,9 +34,16 @@ type Store struct {
 var (
 	bucketNonces   = []byte("nonces")   // from ‖ nonce → validBefore (8 bytes, big endian)
 	bucketReceipts = []byte("receipts") // from ‖ nonce → Receipt JSON
+	bucketRecords  = []byte("records")  // reference → PaymentRecord JSON
 )
 
-// OpenStore opens (creating) the payment state file at path.
+// ErrLocked is wrapped by the error of OpenStore when another process (a
+// running catalogued) holds the file: bbolt allows one writer process.
+var ErrLocked = errors.New("the payments store is locked by another process")
+
+// OpenStore opens (creating) the payment state file at path. A file held
+// by another process is an error wrapping ErrLocked after 2 s, not a wait
+// without end.
 func OpenStore(path string, now func() time.Time) (*Store, error) {
 	if now == nil {
 		now = time.Now
@@ -38,11 +52,14 @@ func OpenStore(path string, now func() time.Time) (*Store, error) {
 		return nil, err
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("x402: opening %s: %w (is catalogued running? It holds the file while it runs: stop it first)", path, ErrLocked)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("x402: opening %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketNonces, bucketReceipts} {
+		for _, b := range [][]byte{bucketNonces, bucketReceipts, bucketRecords} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -173,4 +190,150 @@ func (s *Store) Receipts() ([]Receipt, error) {
 		})
 	})
 	return out, err
+}
+
+// The states of a PaymentRecord.
+const (
+	// StateUnknown is a payment whose settlement was asked for and not
+	// answered clearly (a timeout, a reset connection, a 5xx, an unreadable
+	// answer): it may have been taken. The call's answer was withheld.
+	StateUnknown = "unsettled-unknown"
+	// StateSettled is a payment found settled: it was taken.
+	StateSettled = "settled"
+	// StateUnsettled is a payment found not settled: nothing was taken.
+	StateUnsettled = "unsettled"
+)
+
+// PaymentRecord is a payment whose settlement had no clear outcome, kept
+// under its reference until it is resolved, and after.
+type PaymentRecord struct {
+	Reference   string    `json:"reference"`
+	State       string    `json:"state"`
+	Payer       string    `json:"payer"`
+	Nonce       string    `json:"nonce"`
+	Amount      string    `json:"amount"` // atomic units
+	Asset       string    `json:"asset"`
+	Network     string    `json:"network"`
+	PayTo       string    `json:"pay_to"`
+	ValidBefore string    `json:"valid_before"` // Unix seconds: the authorization cannot be settled after it
+	Resource    string    `json:"resource,omitempty"`
+	Operation   string    `json:"operation,omitempty"`
+	At          time.Time `json:"at"` // when the settlement was asked for
+	// Error is the facilitator's failure that left the outcome unknown.
+	Error string `json:"facilitator_error"`
+	// Set once resolved.
+	ResolvedAt  *time.Time `json:"resolved_at,omitempty"`
+	ResolvedBy  string     `json:"resolved_by,omitempty"` // "operator", or "facilitator" for a late clear answer
+	Transaction string     `json:"transaction,omitempty"`
+}
+
+// Reference returns the stable reference of the payment of an
+// authorization (payer, nonce): "pay_" and 16 hex digits. An authorization
+// is accepted once, so it names one payment.
+func Reference(payer, nonce string) string {
+	h := sha256.Sum256([]byte(strings.ToLower(payer) + "\x00" + strings.ToLower(nonce)))
+	return "pay_" + hex.EncodeToString(h[:8])
+}
+
+// ErrNoRecord is wrapped by the error of Resolve for a reference that
+// names no recorded payment.
+var ErrNoRecord = errors.New("no payment is recorded under this reference")
+
+// ErrResolved is wrapped by the error of Resolve for a payment resolved
+// before.
+var ErrResolved = errors.New("the payment is already resolved")
+
+// RecordUnknown records a payment whose settlement has no clear outcome.
+// A payment already recorded under the reference is kept as it is.
+func (s *Store) RecordUnknown(r PaymentRecord) error {
+	r.State = StateUnknown
+	val, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	key := []byte(r.Reference)
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketRecords)
+		if b.Get(key) != nil {
+			return nil
+		}
+		return b.Put(key, val)
+	})
+}
+
+// Records returns the recorded payments, oldest first: those still
+// unknown, or with all every one ever recorded, resolved or not.
+func (s *Store) Records(all bool) ([]PaymentRecord, error) {
+	var out []PaymentRecord
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketRecords).ForEach(func(_, v []byte) error {
+			var r PaymentRecord
+			if err := json.Unmarshal(v, &r); err != nil {
+				return err
+			}
+			if all || r.State == StateUnknown {
+				out = append(out, r)
+			}
+			return nil
+		})
+	})
+	slices.SortFunc(out, func(a, b PaymentRecord) int {
+		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.Reference, b.Reference))
+	})
+	return out, err
+}
+
+// Record returns the payment recorded under a reference.
+func (s *Store) Record(ref string) (PaymentRecord, error) {
+	var r PaymentRecord
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketRecords).Get([]byte(ref))
+		if v == nil {
+			return fmt.Errorf("%w: %q", ErrNoRecord, ref)
+		}
+		return json.Unmarshal(v, &r)
+	})
+	return r, err
+}
+
+// Resolve marks a payment of unknown outcome settled (StateSettled, with
+// its transaction when known) or not (StateUnsettled), by whom. A
+// reference that names nothing wraps ErrNoRecord; one resolved before
+// wraps ErrResolved.
+func (s *Store) Resolve(ref, state, transaction, by string) (PaymentRecord, error) {
+	var r PaymentRecord
+	if state != StateSettled && state != StateUnsettled {
+		return r, fmt.Errorf("x402: a payment is resolved %s or %s, not %q", StateSettled, StateUnsettled, state)
+	}
+	if state == StateUnsettled && transaction != "" {
+		return r, fmt.Errorf("x402: a payment resolved %s has no transaction", StateUnsettled)
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketRecords)
+		v := b.Get([]byte(ref))
+		if v == nil {
+			return fmt.Errorf("%w: %q", ErrNoRecord, ref)
+		}
+		if err := json.Unmarshal(v, &r); err != nil {
+			return err
+		}
+		if r.State != StateUnknown {
+			return fmt.Errorf("%w: %s is %s since %s", ErrResolved, ref, r.State, resolvedAt(r))
+		}
+		at := s.now().UTC()
+		r.State, r.Transaction, r.ResolvedAt, r.ResolvedBy = state, transaction, &at, by
+		val, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(ref), val)
+	})
+	return r, err
+}
+
+func resolvedAt(r PaymentRecord) string {
+	if r.ResolvedAt == nil {
+		return "an unknown time"
+	}
+	return r.ResolvedAt.Format(time.RFC3339)
 }
