@@ -77,7 +77,7 @@ func newFlowEnv(t *testing.T) *flowEnv {
 			Keys: o.Keys, Disposable: disposable, Resolver: keyflow.NewResolver(dns.Addr),
 			Mailer:  &mail.SMTP{Addr: smtp.Addr, Username: "relay-user", Password: "relay-pass", StartTLS: "opportunistic"},
 			BaseURL: "https://api.example.org/v1", UpgradeURL: "https://upgrade.example/", From: "Catalogue API <keys@vspec.example>",
-			Now: clock, MailLog: ratelog.New(log.New(fe.mailLog, "", 0), time.Minute),
+			Now: clock, Log: ratelog.New(log.New(fe.mailLog, "", 0), time.Minute),
 		})
 		o.KeyFlow = flow
 		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}

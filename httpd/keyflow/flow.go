@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"log"
 	"strings"
 	"sync"
 	"time"
@@ -38,11 +37,10 @@ type Config struct {
 	DNSTimeout time.Duration
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
-	// Log receives failures of the key store.
-	Log *log.Logger
-	// MailLog receives mail delivery failures with their cause, at most
-	// once a minute per cause. Default ratelog.Default.
-	MailLog *ratelog.Logger
+	// Log receives the failures on our side that refuse a request (the
+	// key store, DNS, mail) with their cause, at most once a minute per
+	// cause. Default ratelog.Default.
+	Log *ratelog.Logger
 }
 
 // Flow is the demo key flow.
@@ -79,10 +77,7 @@ func New(cfg Config) *Flow {
 		cfg.Now = time.Now
 	}
 	if cfg.Log == nil {
-		cfg.Log = log.Default()
-	}
-	if cfg.MailLog == nil {
-		cfg.MailLog = ratelog.Default
+		cfg.Log = ratelog.Default
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	return &Flow{cfg: cfg}
@@ -138,10 +133,12 @@ func (f *Flow) Request(ctx context.Context, contentType string, body []byte, net
 	case noMail:
 		return VerificationSent{}, &Problem{Status: 422, Detail: domain + " does not accept email: it has no mail exchanger and no address record."}
 	case dnsFailed:
+		f.cfg.Log.Printf("dns", "keyflow: cannot check the mail domain %s: %v", domain, err)
 		return VerificationSent{}, &Problem{Status: 503, RetryAfter: 60, Detail: "The mail domain " + domain + " could not be checked (" + err.Error() + "). Nothing was recorded; retry shortly."}
 	}
 	token, err := newToken()
 	if err != nil {
+		f.cfg.Log.Printf("random", "keyflow: cannot make an activation token: %v", err)
 		return VerificationSent{}, &Problem{Status: 503, RetryAfter: 10, Detail: "The request could not be recorded; retry shortly."}
 	}
 	now := f.cfg.Now().UTC()
@@ -154,7 +151,7 @@ func (f *Flow) Request(ctx context.Context, contentType string, body []byte, net
 	case errors.Is(err, access.ErrTooManyToday):
 		return VerificationSent{}, &Problem{Status: 429, RetryAfter: secondsToMidnight(now), Detail: fmt.Sprintf("More than %d key requests came from your network today; retry tomorrow (UTC).", f.cfg.PerNetworkPerDay)}
 	case err != nil:
-		f.cfg.Log.Printf("keyflow: cannot record a key request: %v", err)
+		f.cfg.Log.Printf("key store", "keyflow: cannot record a key request: %v", err)
 		return VerificationSent{}, &Problem{Status: 503, RetryAfter: 10, Detail: "The request could not be recorded; retry shortly."}
 	}
 	// The mail greets no one by name and carries nothing the requester
@@ -171,10 +168,10 @@ func (f *Flow) Request(ctx context.Context, contentType string, body []byte, net
 		// delivered, and the network's count goes back down), up to
 		// maxWithdrawnPerNetwork times a network a day, so that a relay
 		// refusing one recipient cannot give one network endless attempts.
-		f.cfg.MailLog.Printf("mail", "keyflow: cannot mail an activation link: %v", err)
+		f.cfg.Log.Printf("mail", "keyflow: cannot mail an activation link: %v", err)
 		if f.mayWithdraw(day, network) {
 			if werr := f.cfg.Keys.WithdrawDemoRequest(access.HashToken(token)); werr != nil {
-				f.cfg.Log.Printf("keyflow: cannot withdraw a key request whose mail failed: %v", werr)
+				f.cfg.Log.Printf("key store", "keyflow: cannot withdraw a key request whose mail failed: %v", werr)
 			}
 		}
 		return VerificationSent{}, &Problem{Status: 503, RetryAfter: 60, Detail: "The activation email could not be sent, a failure on our side. This attempt does not count against your network's daily allowance: send the request again after the Retry-After delay."}
@@ -250,7 +247,7 @@ func (f *Flow) Verify(token, covers string) (IssuedKey, *Problem) {
 	case errors.Is(err, access.ErrKeyIssued):
 		return IssuedKey{}, &Problem{Status: 409, Detail: "A demo key was already issued to this address; it cannot be issued again."}
 	case err != nil:
-		f.cfg.Log.Printf("keyflow: cannot redeem an activation token: %v", err)
+		f.cfg.Log.Printf("key store", "keyflow: cannot redeem an activation token: %v", err)
 		return IssuedKey{}, &Problem{Status: 503, RetryAfter: 10, Detail: "The key could not be issued; the link still works: retry shortly."}
 	}
 	k := IssuedKey{APIKey: text, Plan: "demo", Covers: covers, FullCatalogue: f.cfg.UpgradeURL, StartHere: f.cfg.BaseURL + "/demo",
@@ -262,7 +259,7 @@ func (f *Flow) Verify(token, covers string) (IssuedKey, *Problem) {
 			"</pre><p>It reaches " + html.EscapeString(covers) + "</p><p>Start here: <a href=\"" + html.EscapeString(k.StartHere) + "\">" + html.EscapeString(k.StartHere) +
 			"</a>. Send it as the <code>X-Api-Key</code> header. Keep it safe: it will not be shown again.</p>"}
 	if err := f.cfg.Mailer.Send(msg); err != nil {
-		f.cfg.MailLog.Printf("mail", "keyflow: cannot mail a copy of a key: %v", err)
+		f.cfg.Log.Printf("mail", "keyflow: cannot mail a copy of a key: %v", err)
 	}
 	return k, nil
 }
