@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -156,7 +157,7 @@ func TestDescriptorExhaustion(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestDescriptorExhaustion$")
 	cmd.Env = append(os.Environ(), "CONNGUARD_CHILD=1", "CONNGUARD_UNGUARDED="+os.Getenv("CONNGUARD_UNGUARDED"))
 	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
+	var stderr syncBuffer // written by the child's copier while the test reads it
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -203,6 +204,24 @@ func TestDescriptorExhaustion(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Fatalf("child gone: %v", err)
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func exhaustionChild() {
