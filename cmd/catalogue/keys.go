@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -23,7 +24,7 @@ it runs, use its admin API (-admin.listen) instead.`
 
 func runKeys(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return errors.New(keysUsage)
+		return errors.New(strings.TrimSpace(keysUsage))
 	}
 	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
 	state := fs.String("state", "state", "the server's state directory")

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -34,7 +35,7 @@ running catalogued holds payments.db.`
 
 func runPayments(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return errors.New(paymentsUsage)
+		return errors.New(strings.TrimSpace(paymentsUsage))
 	}
 	fset := flag.NewFlagSet("payments "+args[0], flag.ContinueOnError)
 	state := fset.String("state", "state", "the server's state directory")

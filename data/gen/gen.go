@@ -132,7 +132,6 @@ type genPlan struct {
 	yearStart  int
 	yearEnd    int // 0 while in production
 	variants   int
-	base       int
 	demoFuels  []string // fuels forced on the first variants, demo only
 }
 

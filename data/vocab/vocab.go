@@ -371,7 +371,7 @@ func (v *Vocabulary) loadLabels(li int) error {
 		}
 		if li == En {
 			if dst[En] != label {
-				return fmt.Errorf("English label of %s %s is %q in the dictionary and %q here", kind, key, dst[En], label)
+				return fmt.Errorf("the English label of %s %s is %q in the dictionary and %q here", kind, key, dst[En], label)
 			}
 			return nil
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // Plan is what a key's holder bought.
@@ -129,7 +130,7 @@ func Open(dir string) (*Store, error) {
 	path := filepath.Join(dir, FileName)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 500 * time.Millisecond})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("cannot open %s: %w (stop the server, or use its admin listener)", path, ErrLocked)
 		}
 		return nil, fmt.Errorf("cannot open %s: %w", path, err)

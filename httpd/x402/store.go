@@ -16,6 +16,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/vspec/catalogue/httpd/x402/eip3009"
 )
@@ -52,7 +53,7 @@ func OpenStore(path string, now func() time.Time) (*Store, error) {
 		return nil, err
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("x402: opening %s: %w (is catalogued running? It holds the file while it runs: stop it first)", path, ErrLocked)
 	}
 	if err != nil {
