@@ -11,10 +11,18 @@
 // the secret; it is a bijection for any key, so no table is needed and
 // tokens survive snapshot reloads as long as the secret stays.
 //
-// A cursor is "c_" and base64url of a list position sealed with a SipHash
-// MAC that binds it to the route and its parameters: a cursor cannot be
-// forged, and one replayed on another route or with other parameters is
-// rejected (the API then restarts at the first page, as the contract says).
+// A cursor is "c_" and base64url of a list position sealed with
+// ChaCha20-Poly1305 (golang.org/x/crypto): a version byte, a 12-byte
+// synthetic nonce (a SipHash PRF of the binding and the position, so no
+// randomness is needed and equal positions give equal cursors), the
+// encrypted position and the 16-byte tag. The binding (route, path
+// parameter, query, locale and tier, hashed by BindingHash) is the
+// additional data: a cursor cannot be forged or read, no byte of it
+// reveals an id or a name, and one replayed on another list fails to open
+// (the API then restarts at the first page, as the contract says). The
+// AEAD key and the nonce keys are derived from the secret with distinct
+// labels, independent of the token permutation's keys.
 //
-// The package imports only the standard library.
+// The package imports the standard library and
+// golang.org/x/crypto/chacha20poly1305 only.
 package publicid

@@ -1,6 +1,7 @@
 package publicid
 
 import (
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -11,6 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+
+	"golang.org/x/crypto/chacha20poly1305"
 )
 
 // Kind is the kind of entity a token names.
@@ -49,7 +53,12 @@ const rounds = 8
 // immutable and safe for concurrent use.
 type Codec struct {
 	round  [rounds]sipKey // Feistel round keys
-	cursor sipKey         // cursor MAC key
+	cursor sipKey         // binding hash key
+	// Cursors are sealed with ChaCha20-Poly1305 under seal, with a
+	// synthetic nonce: two SipHash PRFs (nonce[0], nonce[1]) of the
+	// binding and the position, see AppendCursor.
+	seal  cipher.AEAD
+	nonce [2]sipKey
 }
 
 // SecretSize is the size of a secret in bytes.
@@ -71,6 +80,14 @@ func New(secret []byte) (*Codec, error) {
 		c.round[i] = derive(fmt.Sprintf("round/%d", i))
 	}
 	c.cursor = derive("cursor")
+	c.nonce = [2]sipKey{derive("cursor-nonce/0"), derive("cursor-nonce/1")}
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("vspec/publicid/v2/cursor-seal"))
+	aead, err := chacha20poly1305.New(m.Sum(nil))
+	if err != nil {
+		return nil, err
+	}
+	c.seal = aead
 	return c, nil
 }
 
@@ -170,53 +187,91 @@ func (c *Codec) ParseString(kind Kind, s string) (uint32, bool) {
 
 // Cursors.
 
-const cursorVersion = 1
+// cursorVersion is the first byte of a sealed cursor. Version 1 was a
+// position in the clear with a MAC; its cursors no longer open.
+const cursorVersion = 2
+
+// MaxPosition is the largest cursor position in bytes.
+const MaxPosition = 256
+
+const (
+	nonceSize = chacha20poly1305.NonceSize
+	tagSize   = chacha20poly1305.Overhead
+)
 
 var b64 = base64.RawURLEncoding
 
-// AppendCursor appends "c_" and the sealed position. binding is the MAC
-// input identifying the list (see BindingHash); position is opaque to this
-// package.
+// cursorScratch holds what sealing and opening work on, so that nothing
+// passed to the AEAD (an interface, to which stack buffers would escape)
+// is allocated per call.
+type cursorScratch struct {
+	raw   [1 + nonceSize + MaxPosition + tagSize]byte
+	out   [MaxPosition]byte
+	ad    [8]byte
+	nonce [nonceSize]byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(cursorScratch) }}
+
+// AppendCursor appends "c_" and the sealed position: base64url of the
+// version byte, a 12-byte nonce and the position encrypted and
+// authenticated with ChaCha20-Poly1305, the binding (see BindingHash) as
+// additional data. No byte of a cursor reveals the position.
+//
+// The nonce is synthetic (SIV-style): 96 bits of two SipHash PRFs of the
+// binding and the position. Equal positions of one list give equal cursors,
+// which reveals only that two cursors are the same; two different inputs
+// share a nonce with probability 2^-96, so a nonce is never reused with
+// another plaintext in practice, and no randomness is needed.
 func (c *Codec) AppendCursor(dst []byte, binding uint64, position []byte) []byte {
-	var raw [1 + 8 + 256]byte
-	if len(position) > 256 {
+	if len(position) > MaxPosition {
 		panic("BUG: cursor position too long")
 	}
-	buf := append(raw[:0], cursorVersion)
-	buf = append(buf, position...)
-	mac := c.cursorMAC(binding, buf)
-	buf = binary.LittleEndian.AppendUint64(buf, mac)
+	sc := scratchPool.Get().(*cursorScratch)
+	defer scratchPool.Put(sc)
+	binary.LittleEndian.PutUint64(sc.ad[:], binding)
+	c.cursorNonce(&sc.nonce, binding, position)
+	raw := append(sc.raw[:0], cursorVersion)
+	raw = append(raw, sc.nonce[:]...)
+	n := copy(sc.out[:], position)
+	raw = c.seal.Seal(raw, sc.nonce[:], sc.out[:n], sc.ad[:])
 	dst = append(dst, "c_"...)
-	n := len(dst)
-	dst = append(dst, make([]byte, b64.EncodedLen(len(buf)))...)
-	b64.Encode(dst[n:], buf)
+	k := len(dst)
+	dst = append(dst, make([]byte, b64.EncodedLen(len(raw)))...)
+	b64.Encode(dst[k:], raw)
 	return dst
 }
 
-// OpenCursor checks a cursor against the binding and returns the position
-// it holds, appended to dst. false means the cursor is unreadable, forged,
-// or belongs to another list; the caller starts at the first page.
-func (c *Codec) OpenCursor(dst []byte, s []byte, binding uint64) ([]byte, bool) {
-	if len(s) < 3 || s[0] != 'c' || s[1] != '_' || len(s) > 2+b64.EncodedLen(1+256+8) {
-		return dst, false
-	}
-	var raw [1 + 256 + 8]byte
-	n, err := b64.Decode(raw[:], s[2:])
-	if err != nil || n < 1+8 || raw[0] != cursorVersion {
-		return dst, false
-	}
-	body, mac := raw[:n-8], binary.LittleEndian.Uint64(raw[n-8:n])
-	if c.cursorMAC(binding, body) != mac {
-		return dst, false
-	}
-	return append(dst, body[1:]...), true
+// cursorNonce derives the synthetic nonce of a position in a list.
+func (c *Codec) cursorNonce(dst *[nonceSize]byte, binding uint64, position []byte) {
+	var msg [8 + MaxPosition]byte
+	m := binary.LittleEndian.AppendUint64(msg[:0], binding)
+	m = append(m, position...)
+	binary.LittleEndian.PutUint64(dst[0:8], c.nonce[0].sum64(m))
+	binary.LittleEndian.PutUint32(dst[8:12], uint32(c.nonce[1].sum64(m)))
 }
 
-func (c *Codec) cursorMAC(binding uint64, body []byte) uint64 {
-	var msg [8 + 1 + 256]byte
-	m := binary.LittleEndian.AppendUint64(msg[:0], binding)
-	m = append(m, body...)
-	return c.cursor.sum64(m)
+// OpenCursor opens a cursor against the binding and returns the position
+// it holds, appended to dst. false means the cursor is unreadable, forged,
+// of an older format, or belongs to another list; the caller starts at
+// the first page.
+func (c *Codec) OpenCursor(dst []byte, s []byte, binding uint64) ([]byte, bool) {
+	const maxRaw = 1 + nonceSize + MaxPosition + tagSize
+	if len(s) < 3 || s[0] != 'c' || s[1] != '_' || len(s) > 2+b64.EncodedLen(maxRaw) {
+		return dst, false
+	}
+	sc := scratchPool.Get().(*cursorScratch)
+	defer scratchPool.Put(sc)
+	n, err := b64.Decode(sc.raw[:], s[2:])
+	if err != nil || n < 1+nonceSize+tagSize || sc.raw[0] != cursorVersion {
+		return dst, false
+	}
+	binary.LittleEndian.PutUint64(sc.ad[:], binding)
+	pos, err := c.seal.Open(sc.out[:0], sc.raw[1:1+nonceSize], sc.raw[1+nonceSize:n], sc.ad[:])
+	if err != nil {
+		return dst, false
+	}
+	return append(dst, pos...), true
 }
 
 // BindingHash hashes the parts identifying a list into a cursor binding.

@@ -2,6 +2,8 @@ package publicid
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
 	"os"
@@ -224,4 +226,45 @@ func FuzzOpenCursor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		c.OpenCursor(nil, []byte(s), 1)
 	})
+}
+
+// TestCursorRevealsNothing: a cursor's bytes carry neither the ids nor the
+// names of its position, in any byte order (the old format carried the
+// position in the clear: bytes 1-4 of a variant-list cursor were the stable
+// id), and one position gives unrelated cursors in two lists.
+func TestCursorRevealsNothing(t *testing.T) {
+	c := codec(t)
+	const id = 0x00a1b2c3
+	name := []byte("Volkswagen Golf")
+	var le, be [4]byte
+	binary.LittleEndian.PutUint32(le[:], id)
+	binary.BigEndian.PutUint32(be[:], id)
+	pos := append(append(le[:], name...), be[:]...)
+	bind := c.BindingHash([]byte("gen-variants"), []byte("en"))
+	cur := c.AppendCursor(nil, bind, pos)
+	raw, err := base64.RawURLEncoding.DecodeString(string(cur[2:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range [][]byte{le[:], be[:], le[:3], be[1:], name[:4], []byte("Golf")} {
+		if bytes.Contains(raw, secret) {
+			t.Fatalf("the cursor's bytes contain %q: %x", secret, raw)
+		}
+	}
+	if bytes.Contains(cur, []byte(base64.RawURLEncoding.EncodeToString(le[:]))[:4]) {
+		t.Fatalf("the cursor's text contains the id's base64")
+	}
+	other := c.AppendCursor(nil, c.BindingHash([]byte("demo/gen-variants"), []byte("en")), pos)
+	if bytes.Equal(cur, other) || bytes.Equal(cur[2:14], other[2:14]) {
+		t.Fatal("the same position in two lists (full and demo tier) gives related cursors")
+	}
+	if again := c.AppendCursor(nil, bind, pos); !bytes.Equal(again, cur) {
+		t.Fatal("sealing is not deterministic for one list and position")
+	}
+	// An old-format (version 1, MAC'd plaintext) cursor does not open.
+	old := append([]byte{1}, pos...)
+	old = append(old, make([]byte, 8)...)
+	if _, ok := c.OpenCursor(nil, []byte("c_"+base64.RawURLEncoding.EncodeToString(old)), bind); ok {
+		t.Fatal("an old-format cursor opened")
+	}
 }
