@@ -1,6 +1,7 @@
 // Package cmd_test enforces the direction of imports agreed in
-// ARCHITECTURE.md: lower packages never import higher ones, and nothing
-// imports cmd or bench. It runs `go list` over the module, like pebble's
+// ARCHITECTURE.md: lower packages never import higher ones, nothing
+// imports cmd or bench, and code beneath a command (cmd/catalogue/export)
+// is that command's own. It runs `go list` over the module, like pebble's
 // TestForbiddenImports.
 package cmd_test
 
@@ -20,17 +21,35 @@ var forbidden = map[string][]string{
 	"engine": {"loader", "httpd", "data", "bench", "cmd"},
 	"loader": {"httpd", "bench", "cmd"},
 	"httpd":  {"loader", "data", "bench", "cmd"},
+	// The licensed exports sit beneath the operator CLI, their only user,
+	// and keep the layering they had under loader.
+	"cmd/catalogue/export": {"httpd", "bench"},
 }
 
 func TestImportDirection(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"...").CombinedOutput()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}} | {{join .TestImports " "}} {{join .XTestImports " "}}`, module+"...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	checked := 0
+	checked, owned := 0, 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
+		shipped, tests, _ := strings.Cut(line, " | ")
+		fields := strings.Fields(shipped)
 		pkg := strings.TrimPrefix(fields[0], module)
+		// Nothing outside a command imports it or the code beneath it, not
+		// even in tests: cmd/catalogue/export is cmd/catalogue's alone.
+		for _, imp := range append(fields[1:], strings.Fields(tests)...) {
+			rel := strings.TrimPrefix(imp, module)
+			if rel == imp {
+				continue
+			}
+			if cmd := command(rel); cmd != "" {
+				owned++
+				if command(pkg) != cmd {
+					t.Errorf("%s imports %s, which only %s may import (see ARCHITECTURE.md)", pkg, rel, cmd)
+				}
+			}
+		}
 		// Test-support packages (httpd/httpdtest, x402/x402test, ...) build
 		// fixtures from the layers below, like the tests that use them; no
 		// shipped package may import one.
@@ -64,6 +83,20 @@ func TestImportDirection(t *testing.T) {
 	if checked < 5 {
 		t.Errorf("only %d packages checked; the rules no longer match the layout", checked)
 	}
+	if owned == 0 {
+		t.Errorf("no import of code beneath a command seen; cmd/catalogue/export has moved, update the rules")
+	}
+}
+
+// command returns the command ("cmd/NAME") a package is or lies beneath,
+// or "" for a package outside cmd.
+func command(pkg string) string {
+	rest, ok := strings.CutPrefix(pkg, "cmd/")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	return "cmd/" + name
 }
 
 // isTestSupport reports a package that exists for tests: its name ends in

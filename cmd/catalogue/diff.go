@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/vspec/catalogue/loader/export"
+	"github.com/vspec/catalogue/cmd/catalogue/export"
 	"github.com/vspec/catalogue/loader/progress"
 )
 

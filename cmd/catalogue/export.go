@@ -10,9 +10,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/vspec/catalogue/cmd/catalogue/export"
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/loader"
-	"github.com/vspec/catalogue/loader/export"
 	"github.com/vspec/catalogue/loader/progress"
 )
 

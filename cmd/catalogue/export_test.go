@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vspec/catalogue/loader/export"
+	"github.com/vspec/catalogue/cmd/catalogue/export"
 )
 
 // smallSnapshot writes a catalogue of about 1,000 variants.

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/vspec/catalogue/loader/export"
+	"github.com/vspec/catalogue/cmd/catalogue/export"
 )
 
 const quoteHelp = `usage: catalogue quote [-modules LIST] [-languages LIST] [-share F | -snapshot FILE -brands SLUGS | -export DIR]

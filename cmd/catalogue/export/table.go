@@ -137,13 +137,6 @@ func (r *Row) copyFrom(o *Row) {
 	r.buf = append(r.buf[:0], o.buf...)
 	r.ends = append(r.ends[:0], o.ends...)
 }
-func (r *Row) nullInt(v int32, null int32) {
-	if v == null {
-		r.null()
-		return
-	}
-	r.int(int64(v))
-}
 
 // compareKeys orders two rows of a table by their key columns: integers by
 // value, everything else bytewise.

@@ -1,7 +1,10 @@
 // Package export writes the licensed data exports the business sells
 // outside the API (the contract's "Licensed data exports" section), the
 // change files of the update subscription, and the price quotes of both.
-// The operator CLI drives it: catalogue export, diff and quote.
+// It lives beneath cmd/catalogue because the operator CLI is its only user
+// (catalogue export, diff and quote); the server never exports, and loader
+// keeps only the snapshot format. cmd/deps_test.go lets no other package
+// import it.
 //
 // # Layout of an export directory
 //
@@ -89,7 +92,7 @@
 // languages takes 4.2 s and writes 753 MB in 35 files (CSV 190 MB, JSON
 // Lines 563 MB), plus 0.7 s to load the snapshot:
 //
-//	go test ./loader/export -run '^$' -bench ExportFull -benchtime 3x
+//	go test ./cmd/catalogue/export -run '^$' -bench ExportFull -benchtime 3x
 //
 // The change file between the full catalogue and its simulated next
 // quarter (130,727 records, 17 MB) takes 3.8 s (BenchmarkDiffFull). Apply
