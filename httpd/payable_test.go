@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -292,28 +291,6 @@ func TestPaymentsOff(t *testing.T) {
 	e.problem(e2.get("/v1/search?q=golf", ""), 401, "API key is required")
 }
 
-// hangingFacilitator is a facilitator on loopback HTTP that verifies every
-// payment and never answers /settle in time: it answers 502 when the test
-// ends.
-func hangingFacilitator(t *testing.T) *x402.HTTPFacilitator {
-	t.Helper()
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/verify" {
-			w.Write([]byte(`{"isValid":true}`))
-			return
-		}
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-		w.WriteHeader(http.StatusBadGateway)
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(release) }) // first: Close waits for the handlers
-	return &x402.HTTPFacilitator{URL: srv.URL}
-}
-
 // A settlement the facilitator does not confirm by the deadline: 504 within
 // the write timeout with the payment's reference, the answer withheld, and
 // the payment recorded as unsettled-unknown, never "nothing was charged".
@@ -325,7 +302,7 @@ func TestSettlementTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	gate, err := x402.New(x402.Config{PayTo: testPayTo, Facilitator: hangingFacilitator(t), Nonces: store, Now: func() time.Time { return t0 }})
+	gate, err := x402.New(x402.Config{PayTo: testPayTo, Facilitator: x402test.HangingFacilitator(t, http.StatusBadGateway), Nonces: store, Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}

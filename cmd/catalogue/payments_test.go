@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,27 +21,14 @@ import (
 // and the store, still open as a running server holds it.
 func unknownPayments(t *testing.T, state string, n int) ([]string, *x402.Store) {
 	t.Helper()
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/verify" {
-			w.Write([]byte(`{"isValid":true}`))
-			return
-		}
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-		w.WriteHeader(http.StatusGatewayTimeout)
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(release) }) // first: Close waits for the handlers
+	fac := x402test.HangingFacilitator(t, http.StatusGatewayTimeout)
 	t0 := time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
 	clock := t0
 	store, err := x402.OpenStore(filepath.Join(state, "payments.db"), func() time.Time { return clock })
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate, err := x402.New(x402.Config{PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", Facilitator: &x402.HTTPFacilitator{URL: srv.URL},
+	gate, err := x402.New(x402.Config{PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", Facilitator: fac,
 		Nonces: store, Now: func() time.Time { return clock }, SettleTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

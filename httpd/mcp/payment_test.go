@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -195,28 +194,6 @@ func TestPaymentFailures(t *testing.T) {
 	}
 }
 
-// hangingFacilitator is a facilitator on loopback HTTP that verifies every
-// payment and never answers /settle in time: it answers 502 when the test
-// ends.
-func hangingFacilitator(t *testing.T) *x402.HTTPFacilitator {
-	t.Helper()
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/verify" {
-			w.Write([]byte(`{"isValid":true}`))
-			return
-		}
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-		w.WriteHeader(http.StatusBadGateway)
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(release) }) // first: Close waits for the handlers
-	return &x402.HTTPFacilitator{URL: srv.URL}
-}
-
 // TestSettlementTimeout: a settlement the facilitator does not confirm in
 // time is a tool error carrying the payment's reference, within the write
 // timeout, and the payment is recorded as unsettled-unknown, as on REST.
@@ -227,7 +204,7 @@ func TestSettlementTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	gate, err := x402.New(x402.Config{PayTo: payTo, Facilitator: hangingFacilitator(t), Nonces: store, Now: func() time.Time { return t0 }})
+	gate, err := x402.New(x402.Config{PayTo: payTo, Facilitator: x402test.HangingFacilitator(t, http.StatusBadGateway), Nonces: store, Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}
