@@ -90,7 +90,7 @@ func (s *Service) sendJSON(ctx *fasthttp.RequestCtx, status int, data any) {
 	b = append(b, '}')
 	ctx.SetStatusCode(status)
 	ctx.Response.Header.SetContentTypeBytes(contentTypeJSON)
-	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
 	ctx.SetBody(b)
 }
 

@@ -24,7 +24,7 @@ func problem(ctx *fasthttp.RequestCtx, status int, title, detail string) {
 	ctx.SetBody(b)
 	ctx.SetStatusCode(status)
 	ctx.SetContentType(contentProblem)
-	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
 }
 
 func (s *Service) notFound(ctx *fasthttp.RequestCtx) {

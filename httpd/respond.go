@@ -30,6 +30,7 @@ var (
 	headerETag            = []byte("ETag")
 	headerIfNoneMatch     = []byte("If-None-Match")
 	headerCacheControl    = []byte("Cache-Control")
+	noStore               = []byte("no-store") // the one Cache-Control value of answers no cache may keep
 	headerVary            = []byte("Vary")
 	headerContentLanguage = []byte("Content-Language")
 	headerContentEncoding = []byte("Content-Encoding")

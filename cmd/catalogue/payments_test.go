@@ -61,13 +61,9 @@ func TestPaymentsCommands(t *testing.T) {
 	var out bytes.Buffer
 
 	// While the server holds the file, the commands say so, and return.
-	start := time.Now()
 	err := runPayments([]string{"list", "-state", state}, &out)
 	if err == nil || !strings.Contains(err.Error(), "locked") || !strings.Contains(err.Error(), "catalogued") {
 		t.Fatalf("list while the store is held: %v", err)
-	}
-	if took := time.Since(start); took > 30*time.Second {
-		t.Errorf("the locked store took %v to report", took)
 	}
 	store.Close() // the server stopped
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/publicid"
+	"github.com/vspec/catalogue/httpd/secret"
 	"github.com/vspec/catalogue/httpd/x402"
 	"github.com/vspec/catalogue/httpd/x402/eip3009"
 )
@@ -62,7 +63,7 @@ var secretFlags = map[string]bool{"ids.secret": true, "admin.token": true, "mail
 
 // shown is how a value of flag name appears in a message.
 func shown(name, v string) string {
-	if secretFlags[name] && v != "" && !strings.HasPrefix(v, "file://") {
+	if secretFlags[name] && v != "" && !secret.IsFile(v) {
 		return fmt.Sprintf("(%d characters, not shown)", len(v))
 	}
 	return strconv.Quote(v)
@@ -219,7 +220,7 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 		bad("mail.from", "want a sender address like keys@example.com or Name <keys@example.com> (%v)", err)
 	}
 	if *mailSMTP != "" { // the password is used only with a relay
-		p, err := readValue(*mailPassword)
+		p, err := secret.Read(*mailPassword)
 		if err != nil {
 			bad("mail.password", "want a password, literal or file://PATH of a readable file (%v)", err)
 		}
@@ -235,7 +236,7 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 		cfg.secret = s
 	}
 	if *adminListen != "" && *adminTokenFlag != "" { // the token is used only with the admin API
-		tok, err := readValue(*adminTokenFlag)
+		tok, err := secret.Read(*adminTokenFlag)
 		switch {
 		case err != nil:
 			bad("admin.token", "want at least 16 characters, literal or file://PATH of a readable file (%v)", err)
@@ -266,7 +267,7 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 		}
 	}
 	if *facilitatorAuth != "" {
-		h, err := readValue(*facilitatorAuth)
+		h, err := secret.Read(*facilitatorAuth)
 		name, _, ok := strings.Cut(h, ":")
 		switch {
 		case err != nil:
@@ -338,19 +339,6 @@ func isChainID(s string) bool {
 	return err == nil && id > 0
 }
 
-// readValue returns a literal flag value, or the trimmed content of the
-// file a file://PATH value names.
-func readValue(v string) (string, error) {
-	p, ok := strings.CutPrefix(v, "file://")
-	if !ok {
-		return v, nil
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(b)), nil
-}
 
 // explainParseErrors wraps the values of fs's bool, number and duration
 // flags so that a value that does not parse says what is expected, on the

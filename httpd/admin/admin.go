@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/secret"
 )
 
 // Handler serves the admin API.
@@ -152,12 +153,9 @@ func problem(w http.ResponseWriter, status int, detail string) {
 // use with 32 random bytes.
 func LoadOrCreateToken(value, stateDir string) ([]byte, error) {
 	if value != "" {
-		if p, ok := strings.CutPrefix(value, "file://"); ok {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return nil, fmt.Errorf("cannot read admin token: %w", err)
-			}
-			value = strings.TrimSpace(string(b))
+		value, err := secret.Read(value)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read admin token: %w", err)
 		}
 		if len(value) < 16 {
 			return nil, errors.New("the admin token must be at least 16 characters")
