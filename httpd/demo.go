@@ -264,12 +264,13 @@ func (s *Service) resolveID(ctx *fasthttp.RequestCtx, rq *request, kind publicid
 	return row, ok
 }
 
-// route returns the cursor route name of a list in this tier.
-func (d *demoView) route(name string) string {
+// tier names the tier of a list in its cursor binding (see binding):
+// "demo" for the demo set, "full" for the catalogue (d nil).
+func (d *demoView) tier() string {
 	if d == nil {
-		return name
+		return "full"
 	}
-	return "demo/" + name
+	return "demo"
 }
 
 func (d *demoView) brandSet() map[uint32]bool {

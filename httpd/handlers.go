@@ -17,7 +17,7 @@ import (
 func (s *Service) health(ctx *fasthttp.RequestCtx) {
 	ctx.SetBody(healthBody(s.view.Load()))
 	ctx.Response.Header.SetContentTypeBytes(contentTypeJSON)
-	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
 }
 
 func healthBody(v *view) []byte {
@@ -81,11 +81,15 @@ func parseRawID(b []byte) (uint32, bool) {
 
 // Lists.
 
-// binding returns the cursor binding of a list: the route, its path
-// parameter and the locale. The page size is not bound: a client may change
-// it between pages.
-func (s *Service) binding(rq *request, route string, param []byte) uint64 {
-	return s.opts.Codec.BindingHash([]byte(route), param, []byte(rq.v.cat.Locales[rq.locale]))
+// binding returns the cursor binding of a list: the tier (the demo tier
+// when d is set, else the full catalogue), the route, its path parameter or
+// query text (the folded search text, the canonical filter) and the locale.
+// A cursor opens only where all of them are equal: a demo key's cursor
+// does not open on a full-catalogue key's list of the same route, nor the
+// other way round. The page size is not bound: a client may change it
+// between pages.
+func (s *Service) binding(rq *request, d *demoView, route string, param []byte) uint64 {
+	return s.opts.Codec.BindingHash([]byte(d.tier()), []byte(route), param, []byte(rq.v.cat.Locales[rq.locale]))
 }
 
 // openCursor returns the position a cursor holds, or nil when there is no
@@ -148,7 +152,7 @@ func (s *Service) listBrands(ctx *fasthttp.RequestCtx, rq *request, d *demoView)
 		return
 	}
 	c := rq.v.cat
-	bind := s.binding(rq, d.route(routeBrands), nil)
+	bind := s.binding(rq, d, routeBrands, nil)
 	var after *engine.BrandKey
 	if pos := s.openCursor(rq, bind); len(pos) >= 6 {
 		after = &engine.BrandKey{Popularity: binary.LittleEndian.Uint16(pos), ID: binary.LittleEndian.Uint32(pos[2:]), Name: pos[6:]}
@@ -213,7 +217,7 @@ func (s *Service) listModels(ctx *fasthttp.RequestCtx, rq *request, d *demoView)
 		return
 	}
 	c := rq.v.cat
-	bind := s.binding(rq, d.route(routeModels), c.BrandSlug.Bytes(brand))
+	bind := s.binding(rq, d, routeModels, c.BrandSlug.Bytes(brand))
 	var after *engine.ModelKey
 	if pos := s.openCursor(rq, bind); len(pos) >= 4 {
 		after = &engine.ModelKey{ID: binary.LittleEndian.Uint32(pos), Name: pos[4:]}
@@ -248,7 +252,7 @@ func (s *Service) listGenerations(ctx *fasthttp.RequestCtx, rq *request, d *demo
 		return
 	}
 	c := rq.v.cat
-	bind := s.binding(rq, d.route(routeGenerations), binary.LittleEndian.AppendUint32(nil, c.ModelID[model]))
+	bind := s.binding(rq, d, routeGenerations, binary.LittleEndian.AppendUint32(nil, c.ModelID[model]))
 	var after *engine.GenerationKey
 	if pos := s.openCursor(rq, bind); len(pos) == 6 {
 		after = &engine.GenerationKey{YearStart: binary.LittleEndian.Uint16(pos), ID: binary.LittleEndian.Uint32(pos[2:])}
@@ -285,7 +289,7 @@ func (s *Service) listGenerationVariants(ctx *fasthttp.RequestCtx, rq *request, 
 		return
 	}
 	c := rq.v.cat
-	bind := s.binding(rq, d.route(routeVariants), binary.LittleEndian.AppendUint32(nil, c.GenID[gen]))
+	bind := s.binding(rq, d, routeVariants, binary.LittleEndian.AppendUint32(nil, c.GenID[gen]))
 	after := uint32(0)
 	if pos := s.openCursor(rq, bind); len(pos) == 4 {
 		after = binary.LittleEndian.Uint32(pos)
@@ -424,7 +428,7 @@ func (s *Service) specCatalog(ctx *fasthttp.RequestCtx, rq *request) {
 		return
 	}
 	c := rq.v.cat
-	bind := s.binding(rq, routeSpecCatalog, nil)
+	bind := s.binding(rq, nil, routeSpecCatalog, nil)
 	start := 0
 	if pos := s.openCursor(rq, bind); pos != nil {
 		if i, ok := c.SpecIndex(string(pos)); ok {
@@ -485,7 +489,7 @@ func (s *Service) usage(ctx *fasthttp.RequestCtx, rq *request) {
 	rq.buf = append(b, '}')
 	s.respond(ctx, rq)
 	// Usage changes with every call: no caching.
-	ctx.Response.Header.SetBytesKV(headerCacheControl, []byte("no-store"))
+	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
 }
 
 func resetsAt(dst []byte, now time.Time) []byte {

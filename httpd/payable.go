@@ -167,7 +167,6 @@ func SettlementUnknownDetail(ref string) string {
 		"A new call needs a new payment."
 }
 
-
 // paymentRequired writes the 402 of a payable operation: the offer in
 // PAYMENT-REQUIRED and a ProblemDetail saying it in words.
 func (s *Service) paymentRequired(ctx *fasthttp.RequestCtx, op Operation, reason, refused string) {

@@ -54,7 +54,7 @@ func (s *Service) search(ctx *fasthttp.RequestCtx, rq *request) {
 	}
 	c := rq.v.cat
 	folded := c.SearchQuery(q, rq.locale)
-	bind := s.binding(rq, routeSearch, []byte(folded))
+	bind := s.binding(rq, nil, routeSearch, []byte(folded))
 	var after *engine.SearchPosition
 	if pos := s.openCursor(rq, bind); len(pos) >= 8 {
 		after = &engine.SearchPosition{Score: math.Float32frombits(binary.LittleEndian.Uint32(pos)), Text: string(pos[8:])}
@@ -131,7 +131,7 @@ func (s *Service) demoSearch(ctx *fasthttp.RequestCtx, rq *request) {
 	}
 	c := rq.v.cat
 	folded := engine.Fold(q)
-	bind := s.binding(rq, d.route(routeSearch), []byte(folded))
+	bind := s.binding(rq, d, routeSearch, []byte(folded))
 	start := 0
 	if pos := s.openCursor(rq, bind); len(pos) == 1 {
 		start = int(pos[0])

@@ -339,7 +339,6 @@ func isChainID(s string) bool {
 	return err == nil && id > 0
 }
 
-
 // explainParseErrors wraps the values of fs's bool, number and duration
 // flags so that a value that does not parse says what is expected, on the
 // command line and in the environment alike: the flag package says only

@@ -15,6 +15,8 @@ import (
 	"sync"
 
 	"golang.org/x/crypto/chacha20poly1305"
+
+	"github.com/vspec/catalogue/httpd/secret"
 )
 
 // Kind is the kind of entity a token names.
@@ -54,6 +56,7 @@ const rounds = 8
 type Codec struct {
 	round  [rounds]sipKey // Feistel round keys
 	cursor sipKey         // binding hash key
+	long   [2]sipKey      // digest keys of long binding parts
 	// Cursors are sealed with ChaCha20-Poly1305 under seal, with a
 	// synthetic nonce: two SipHash PRFs (nonce[0], nonce[1]) of the
 	// binding and the position, see AppendCursor.
@@ -80,7 +83,10 @@ func New(secret []byte) (*Codec, error) {
 		c.round[i] = derive(fmt.Sprintf("round/%d", i))
 	}
 	c.cursor = derive("cursor")
+	c.long = [2]sipKey{derive("binding-long/0"), derive("binding-long/1")}
 	c.nonce = [2]sipKey{derive("cursor-nonce/0"), derive("cursor-nonce/1")}
+	// The AEAD key: HMAC-SHA-256 of the secret over its own label, so it
+	// is independent of every SipHash key above.
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte("vspec/publicid/v2/cursor-seal"))
 	aead, err := chacha20poly1305.New(m.Sum(nil))
@@ -187,49 +193,67 @@ func (c *Codec) ParseString(kind Kind, s string) (uint32, bool) {
 
 // Cursors.
 
-// cursorVersion is the first byte of a sealed cursor. Version 1 was a
-// position in the clear with a MAC; its cursors no longer open.
+// cursorVersion is the first byte of a sealed cursor, and the first byte of
+// its additional data. Version 1 was a position in the clear with a MAC;
+// its cursors no longer open.
 const cursorVersion = 2
 
 // MaxPosition is the largest cursor position in bytes.
 const MaxPosition = 256
 
 const (
-	nonceSize = chacha20poly1305.NonceSize
-	tagSize   = chacha20poly1305.Overhead
+	nonceSize = chacha20poly1305.NonceSize // 12
+	tagSize   = chacha20poly1305.Overhead  // 16
+	adSize    = 1 + 8                      // version and binding
+	maxRaw    = 1 + nonceSize + MaxPosition + tagSize
 )
 
-var b64 = base64.RawURLEncoding
+// b64 is strict: the padding bits of the last character must be zero, so
+// a sealed cursor has exactly one text form (OpenCursor also refuses the
+// line breaks the decoder would skip).
+var b64 = base64.RawURLEncoding.Strict()
 
-// cursorScratch holds what sealing and opening work on, so that nothing
-// passed to the AEAD (an interface, to which stack buffers would escape)
-// is allocated per call.
+// cursorScratch holds what sealing and opening hand to the AEAD. The AEAD
+// is called through an interface, to which any stack buffer would escape,
+// so these arrays live in pooled scratch instead: nothing is allocated per
+// call, and each goroutine works on its own scratch.
 type cursorScratch struct {
-	raw   [1 + nonceSize + MaxPosition + tagSize]byte
+	raw   [maxRaw]byte
 	out   [MaxPosition]byte
-	ad    [8]byte
+	ad    [adSize]byte
 	nonce [nonceSize]byte
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(cursorScratch) }}
 
-// AppendCursor appends "c_" and the sealed position: base64url of the
-// version byte, a 12-byte nonce and the position encrypted and
-// authenticated with ChaCha20-Poly1305, the binding (see BindingHash) as
-// additional data. No byte of a cursor reveals the position.
+// CursorLen returns the length of the cursor of a position of n bytes:
+// "c_" and base64url (no padding) of 29+n bytes (46 for a 4-byte position).
+func CursorLen(n int) int { return 2 + b64.EncodedLen(1+nonceSize+n+tagSize) }
+
+// AppendCursor appends "c_" and the sealed position: base64url (no
+// padding) of the version byte, a 12-byte nonce, and the position encrypted
+// and authenticated with ChaCha20-Poly1305 (its 16-byte tag last). The
+// additional data is the version byte and the binding (see BindingHash), so
+// a cursor opens only for the list it was made for. No byte of a cursor
+// reveals the position: not an id, not a name.
 //
-// The nonce is synthetic (SIV-style): 96 bits of two SipHash PRFs of the
-// binding and the position. Equal positions of one list give equal cursors,
-// which reveals only that two cursors are the same; two different inputs
-// share a nonce with probability 2^-96, so a nonce is never reused with
-// another plaintext in practice, and no randomness is needed.
+// The nonce is synthetic (SIV-style), so sealing needs no randomness: 96
+// bits of two SipHash-2-4 PRFs, under keys of their own, of the binding and
+// the position. This is safe here because the plaintext is the list
+// position itself and the binding is the additional data: equal nonces
+// come from equal (binding, position) pairs, which seal to the very same
+// cursor, so a deterministic nonce reveals only that two cursors of one
+// list stand at the same position. Two different pairs share a nonce with
+// probability 2^-96 (the birthday bound is 2^48 cursors), so a nonce is
+// never reused with another plaintext in practice. The nonce itself is a
+// PRF output and says nothing about the position.
 func (c *Codec) AppendCursor(dst []byte, binding uint64, position []byte) []byte {
 	if len(position) > MaxPosition {
 		panic("BUG: cursor position too long")
 	}
 	sc := scratchPool.Get().(*cursorScratch)
 	defer scratchPool.Put(sc)
-	binary.LittleEndian.PutUint64(sc.ad[:], binding)
+	c.cursorAD(&sc.ad, binding)
 	c.cursorNonce(&sc.nonce, binding, position)
 	raw := append(sc.raw[:0], cursorVersion)
 	raw = append(raw, sc.nonce[:]...)
@@ -240,6 +264,12 @@ func (c *Codec) AppendCursor(dst []byte, binding uint64, position []byte) []byte
 	dst = append(dst, make([]byte, b64.EncodedLen(len(raw)))...)
 	b64.Encode(dst[k:], raw)
 	return dst
+}
+
+// cursorAD writes a cursor's additional data: the version and the binding.
+func (c *Codec) cursorAD(ad *[adSize]byte, binding uint64) {
+	ad[0] = cursorVersion
+	binary.LittleEndian.PutUint64(ad[1:], binding)
 }
 
 // cursorNonce derives the synthetic nonce of a position in a list.
@@ -253,20 +283,21 @@ func (c *Codec) cursorNonce(dst *[nonceSize]byte, binding uint64, position []byt
 
 // OpenCursor opens a cursor against the binding and returns the position
 // it holds, appended to dst. false means the cursor is unreadable, forged,
-// of an older format, or belongs to another list; the caller starts at
-// the first page.
+// tampered with, of an older format, or belongs to another list; the
+// caller starts at the first page.
 func (c *Codec) OpenCursor(dst []byte, s []byte, binding uint64) ([]byte, bool) {
-	const maxRaw = 1 + nonceSize + MaxPosition + tagSize
-	if len(s) < 3 || s[0] != 'c' || s[1] != '_' || len(s) > 2+b64.EncodedLen(maxRaw) {
+	if len(s) < CursorLen(0) || s[0] != 'c' || s[1] != '_' || len(s) > CursorLen(MaxPosition) {
 		return dst, false
 	}
 	sc := scratchPool.Get().(*cursorScratch)
 	defer scratchPool.Put(sc)
 	n, err := b64.Decode(sc.raw[:], s[2:])
-	if err != nil || n < 1+nonceSize+tagSize || sc.raw[0] != cursorVersion {
+	// The length check refuses the CR and LF the decoder skips: one text
+	// per cursor.
+	if err != nil || n < 1+nonceSize+tagSize || len(s) != 2+b64.EncodedLen(n) || sc.raw[0] != cursorVersion {
 		return dst, false
 	}
-	binary.LittleEndian.PutUint64(sc.ad[:], binding)
+	c.cursorAD(&sc.ad, binding)
 	pos, err := c.seal.Open(sc.out[:0], sc.raw[1:1+nonceSize], sc.raw[1+nonceSize:n], sc.ad[:])
 	if err != nil {
 		return dst, false
@@ -274,17 +305,41 @@ func (c *Codec) OpenCursor(dst []byte, s []byte, binding uint64) ([]byte, bool) 
 	return append(dst, pos...), true
 }
 
-// BindingHash hashes the parts identifying a list into a cursor binding.
-// Parts are length-prefixed, so ("ab","c") and ("a","bc") differ.
+// inlinePart is the longest binding part hashed as it is; a longer one
+// (a long filter or search text) is replaced by its 128-bit keyed digest.
+const inlinePart = 256
+
+// BindingHash hashes the parts identifying a list (route, tier, path
+// parameter, query text, locale: whatever the caller names) into a cursor
+// binding, a keyed 64-bit hash. Parts are length-prefixed, so ("ab","c")
+// and ("a","bc") differ. Every byte of every part counts, however long:
+// a part longer than inlinePart bytes enters as a marker and its 128-bit
+// digest under two more SipHash keys, and when many parts fill the buffer
+// what it holds so far is chained into an 8-byte hash. It does not
+// allocate.
 func (c *Codec) BindingHash(parts ...[]byte) uint64 {
-	var buf [512]byte
+	const (
+		longPart  = 0xffff // marker: a digest follows
+		chained   = 0xfffe // marker: the hash of the parts before follows
+		maxPart   = 2 + inlinePart
+		bufferLen = 2 * maxPart
+	)
+	var buf [bufferLen]byte
 	b := buf[:0]
 	for _, p := range parts {
-		if len(b)+len(p)+2 > len(buf) {
-			p = p[:max(0, len(buf)-len(b)-2)]
+		if len(b)+maxPart > len(buf) {
+			h := c.cursor.sum64(b)
+			b = binary.LittleEndian.AppendUint16(buf[:0], chained)
+			b = binary.LittleEndian.AppendUint64(b, h)
 		}
-		b = binary.LittleEndian.AppendUint16(b, uint16(len(p)))
-		b = append(b, p...)
+		if len(p) <= inlinePart {
+			b = binary.LittleEndian.AppendUint16(b, uint16(len(p)))
+			b = append(b, p...)
+			continue
+		}
+		b = binary.LittleEndian.AppendUint16(b, longPart)
+		b = binary.LittleEndian.AppendUint64(b, c.long[0].sum64(p))
+		b = binary.LittleEndian.AppendUint64(b, c.long[1].sum64(p))
 	}
 	return c.cursor.sum64(b)
 }
@@ -296,12 +351,9 @@ func (c *Codec) BindingHash(parts ...[]byte) uint64 {
 // must hold at least SecretSize bytes (a hex or base64 text of 32 random
 // bytes qualifies).
 func LoadSecret(value string) ([]byte, error) {
-	if path, ok := strings.CutPrefix(value, "file://"); ok {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("cannot read token secret: %w", err)
-		}
-		value = strings.TrimSpace(string(b))
+	value, err := secret.Read(value)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read token secret: %w", err)
 	}
 	if len(value) < SecretSize {
 		return nil, fmt.Errorf("token secret is %d bytes, at least %d are required", len(value), SecretSize)

@@ -220,11 +220,29 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// FuzzOpenCursor: no input crashes OpenCursor, and a cursor that opens is
+// exactly the one AppendCursor makes of its position (one text per
+// cursor: nothing else opens, not even a respelling of a real cursor).
 func FuzzOpenCursor(f *testing.F) {
 	c := codec(f)
-	f.Add(string(c.AppendCursor(nil, 1, []byte("abc"))))
+	const bind = 1
+	f.Add(string(c.AppendCursor(nil, bind, []byte("abc"))))
+	f.Add(string(c.AppendCursor(nil, bind, nil)))
+	f.Add(string(c.AppendCursor(nil, bind, []byte{0x2a, 0, 0, 0})))
+	f.Add(string(c.AppendCursor(nil, bind, append([]byte{0xd1, 3, 7, 0, 0, 0}, "Volkswagen"...))))
+	f.Add(string(c.AppendCursor(nil, bind, bytes.Repeat([]byte{0xff}, MaxPosition))))
+	f.Add(string(c.AppendCursor(nil, 2, []byte("another list"))))
+	f.Add("c_" + base64.RawURLEncoding.EncodeToString([]byte{1, 0x2a, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8})) // format 1
+	f.Add("c_")
+	f.Add("c_\n\r====")
 	f.Fuzz(func(t *testing.T, s string) {
-		c.OpenCursor(nil, []byte(s), 1)
+		pos, ok := c.OpenCursor(nil, []byte(s), bind)
+		if !ok {
+			return
+		}
+		if again := c.AppendCursor(nil, bind, pos); string(again) != s {
+			t.Fatalf("%q opened to %x, whose cursor is %s", s, pos, again)
+		}
 	})
 }
 

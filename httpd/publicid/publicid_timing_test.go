@@ -25,10 +25,16 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-func BenchmarkCursorRoundTrip(b *testing.B) {
+// cursorBench is a brands-list binding as httpd computes it (tier, route,
+// path parameter, locale) and a brand position (popularity, id, name).
+func cursorBench(b *testing.B) (*Codec, uint64, []byte) {
 	c := codec(b)
-	bind := c.BindingHash([]byte("models"), []byte("bmw"), []byte("de"))
-	pos := []byte("3 Series Touring\x00\x12\x34")
+	bind := c.BindingHash([]byte("full"), []byte("models"), []byte("bmw"), []byte("de"))
+	return c, bind, []byte("\x07\x00\x2a\x00\x00\x003 Series Touring")
+}
+
+func BenchmarkCursorRoundTrip(b *testing.B) {
+	c, bind, pos := cursorBench(b)
 	buf := make([]byte, 0, 128)
 	out := make([]byte, 0, 64)
 	b.ReportAllocs()
@@ -37,4 +43,54 @@ func BenchmarkCursorRoundTrip(b *testing.B) {
 		out, _ = c.OpenCursor(out[:0], buf, bind)
 	}
 	Sink += uint64(len(out))
+}
+
+func BenchmarkCursorAppend(b *testing.B) {
+	c, bind, pos := cursorBench(b)
+	buf := make([]byte, 0, 128)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf = c.AppendCursor(buf[:0], bind, pos)
+	}
+	Sink += uint64(len(buf))
+}
+
+func BenchmarkCursorOpen(b *testing.B) {
+	c, bind, pos := cursorBench(b)
+	cur := c.AppendCursor(nil, bind, pos)
+	out := make([]byte, 0, 64)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		out, _ = c.OpenCursor(out[:0], cur, bind)
+	}
+	Sink += uint64(len(out))
+}
+
+// BenchmarkCursorOpenForeign opens a cursor of another list: the tag check
+// fails.
+func BenchmarkCursorOpenForeign(b *testing.B) {
+	c, bind, pos := cursorBench(b)
+	cur := c.AppendCursor(nil, bind, pos)
+	out := make([]byte, 0, 64)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		out, _ = c.OpenCursor(out[:0], cur, bind+1)
+	}
+	Sink += uint64(len(out))
+}
+
+func BenchmarkCursorBindingHash(b *testing.B) {
+	c := codec(b)
+	filter := []byte("fuel_slug=diesel AND power_kw>=100 AND power_kw<=250 AND body_type=estate AND gearbox=manual")
+	for _, bc := range []struct {
+		name  string
+		param []byte
+	}{{"short", []byte("bmw")}, {"filter", filter}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				Sink += c.BindingHash([]byte("full"), []byte("variants-filter"), bc.param, []byte("en"))
+			}
+		})
+	}
 }
