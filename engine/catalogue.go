@@ -171,56 +171,70 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
 }
 
-// New validates cols and derives the hierarchy spans, lookup tables and
-// pre-escaped label tables. cols must not be modified afterwards.
+// New validates cols, then derives what serving needs from them: lookups,
+// hierarchy spans, pre-escaped label tables, list orders, filter indexes
+// and the typeahead. cols must not be modified afterwards.
 func New(cols Columns) (*Catalogue, error) {
 	c := &Catalogue{Columns: cols}
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	c.derive()
+	// Each step reads the columns and what the steps before it derived.
+	c.deriveLookups()
+	c.deriveSpans()
+	c.deriveLabels()
+	// The trigram index is the slowest part: build it on the other core.
+	// deriveSearch reads the spans; deriveOrders and deriveFilters read the
+	// spans and the lookups; none reads what another of the three writes.
+	done := make(chan struct{})
+	go func() {
+		c.deriveSearch()
+		close(done)
+	}()
+	c.deriveOrders()
+	c.deriveFilters()
+	<-done
 	return c, nil
 }
 
+// validate checks that the columns agree with each other: lengths, ranges,
+// orders and every cross-reference. It returns the first contradiction it
+// finds, as ErrInvalid, and sets nothing on c: the derive steps run only
+// after it has passed, so they may index without checking.
 func (c *Catalogue) validate() error {
-	L := len(c.Locales)
-	if L == 0 {
-		return invalid("no locales")
-	}
-	c.localeIndex = make(map[string]int, L)
-	for i, l := range c.Locales {
-		if _, dup := c.localeIndex[l]; dup {
-			return invalid("duplicate locale %q", l)
-		}
-		c.localeIndex[l] = i
-	}
-	en, ok := c.localeIndex["en"]
-	if !ok {
-		return invalid("locale en missing")
-	}
-	c.enLocale = en
-	perLocale := func(name string, ts []Text, n int) error {
-		if len(ts) != L {
-			return invalid("%s: %d locale tables, want %d", name, len(ts), L)
-		}
-		for i := range ts {
-			if !ts[i].valid() || ts[i].Len() != n {
-				return invalid("%s[%s]: %d entries, want %d", name, c.Locales[i], ts[i].Len(), n)
-			}
-			if !utf8.Valid(ts[i].Data) {
-				return invalid("%s[%s]: invalid UTF-8", name, c.Locales[i])
-			}
-		}
-		return nil
-	}
-	if err := perLocale("group labels", c.GroupLabels, len(c.Groups)); err != nil {
+	if err := c.validateVocabulary(); err != nil {
 		return err
 	}
-	if err := perLocale("spec labels", c.SpecLabels, len(c.Specs)); err != nil {
+	if err := c.validateHierarchy(); err != nil {
+		return err
+	}
+	return c.validateValues()
+}
+
+// validateVocabulary checks the locales, groups, enumerations and the spec
+// dictionary with their label tables.
+func (c *Catalogue) validateVocabulary() error {
+	if len(c.Locales) == 0 {
+		return invalid("no locales")
+	}
+	seen := make(map[string]struct{}, len(c.Locales))
+	for _, l := range c.Locales {
+		if _, dup := seen[l]; dup {
+			return invalid("duplicate locale %q", l)
+		}
+		seen[l] = struct{}{}
+	}
+	if _, ok := seen["en"]; !ok {
+		return invalid("locale en missing")
+	}
+	if err := c.perLocale("group labels", c.GroupLabels, len(c.Groups)); err != nil {
+		return err
+	}
+	if err := c.perLocale("spec labels", c.SpecLabels, len(c.Specs)); err != nil {
 		return err
 	}
 	nEnum := uint32(0)
-	for i, e := range c.Enums {
+	for _, e := range c.Enums {
 		if e.First != nEnum {
 			return invalid("enum %q starts at %d, want %d", e.Key, e.First, nEnum)
 		}
@@ -228,29 +242,19 @@ func (c *Catalogue) validate() error {
 			return invalid("enum %q has %d values", e.Key, len(e.Slugs))
 		}
 		nEnum += uint32(len(e.Slugs))
-		switch e.Key {
-		case "fuel":
-			c.fuelEnum = i
-		case "body":
-			c.bodyEnum = i
-		case "drive":
-			c.driveEnum = i
-		case "transmission":
-			c.transEnum = i
+	}
+	for i, g := range c.columnEnums() {
+		if g < 0 {
+			return invalid("enum %q missing", columnEnumKeys[i])
 		}
 	}
-	for _, k := range []string{"fuel", "body", "drive", "transmission"} {
-		if c.enumIndex(k) < 0 {
-			return invalid("enum %q missing", k)
-		}
-	}
-	if err := perLocale("enum labels", c.EnumLabels, int(nEnum)); err != nil {
+	if err := c.perLocale("enum labels", c.EnumLabels, int(nEnum)); err != nil {
 		return err
 	}
 	if len(c.Specs) > 256 {
 		return invalid("%d spec types, at most 256", len(c.Specs))
 	}
-	for i, s := range c.Specs {
+	for _, s := range c.Specs {
 		if int(s.Group) >= len(c.Groups) {
 			return invalid("spec %q: group %d out of range", s.Key, s.Group)
 		}
@@ -269,30 +273,50 @@ func (c *Catalogue) validate() error {
 		if s.Scale > 4 || (s.Kind != KindNumber && s.Scale != 0) {
 			return invalid("spec %q: scale %d", s.Key, s.Scale)
 		}
-		_ = i
 	}
+	return nil
+}
 
-	// Brands.
+// perLocale checks that ts holds one well-formed table of n UTF-8 entries
+// per locale.
+func (c *Catalogue) perLocale(name string, ts []Text, n int) error {
+	if len(ts) != len(c.Locales) {
+		return invalid("%s: %d locale tables, want %d", name, len(ts), len(c.Locales))
+	}
+	for i := range ts {
+		if !ts[i].valid() || ts[i].Len() != n {
+			return invalid("%s[%s]: %d entries, want %d", name, c.Locales[i], ts[i].Len(), n)
+		}
+		if !utf8.Valid(ts[i].Data) {
+			return invalid("%s[%s]: invalid UTF-8", name, c.Locales[i])
+		}
+	}
+	return nil
+}
+
+// validateHierarchy checks brands, models, generations and variants: column
+// lengths, ids ascending, parents in range and non-decreasing (children of
+// one parent are contiguous), unique brand slugs, production years and the
+// variants' enumerated codes. It relies on validateVocabulary having passed.
+func (c *Catalogue) validateHierarchy() error {
 	nb := len(c.BrandID)
 	if err := sameLen("brand", nb, len(c.BrandPopularity), c.BrandSlug.Len(), c.BrandName.Len(), c.BrandWikidata.Len(), c.BrandCountry.Len()); err != nil {
 		return err
 	}
-	if err := perLocale("brand names", c.BrandNames, nb); err != nil {
+	if err := c.perLocale("brand names", c.BrandNames, nb); err != nil {
 		return err
 	}
 	if err := ascending("brand", c.BrandID); err != nil {
 		return err
 	}
-	c.brandBySlug = make(map[string]uint32, nb)
+	slugs := make(map[string]struct{}, nb)
 	for i := 0; i < nb; i++ {
 		s := c.BrandSlug.String(uint32(i))
-		if _, dup := c.brandBySlug[s]; dup || s == "" {
+		if _, dup := slugs[s]; dup || s == "" {
 			return invalid("brand slug %q empty or duplicate", s)
 		}
-		c.brandBySlug[s] = uint32(i)
+		slugs[s] = struct{}{}
 	}
-	// Models, generations, variants: ids ascending, parents in range and
-	// non-decreasing (children of one parent are contiguous).
 	nm := len(c.ModelID)
 	if err := sameLen("model", nm, len(c.ModelBrand), c.ModelName.Len(), c.ModelSlug.Len()); err != nil {
 		return err
@@ -337,24 +361,23 @@ func (c *Catalogue) validate() error {
 	if err := parents("variant", c.VarGen, ng); err != nil {
 		return err
 	}
-	codes := func(name string, col []uint8, enum int) error {
-		n := len(c.Enums[enum].Slugs)
-		for i, v := range col {
+	enums := c.columnEnums()
+	for i, col := range [len(columnEnumKeys)][]uint8{c.VarFuel, c.VarBody, c.VarDrive, c.VarTransmission} {
+		n := len(c.Enums[enums[i]].Slugs)
+		for row, v := range col {
 			if int(v) >= n {
-				return invalid("variant %d: %s code %d out of range", c.VarID[i], name, v)
+				return invalid("variant %d: %s code %d out of range", c.VarID[row], columnEnumKeys[i], v)
 			}
 		}
-		return nil
 	}
-	for _, x := range []struct {
-		name string
-		col  []uint8
-		enum int
-	}{{"fuel", c.VarFuel, c.fuelEnum}, {"body", c.VarBody, c.bodyEnum}, {"drive", c.VarDrive, c.driveEnum}, {"transmission", c.VarTransmission, c.transEnum}} {
-		if err := codes(x.name, x.col, x.enum); err != nil {
-			return err
-		}
-	}
+	return nil
+}
+
+// validateValues checks the spec values, texts, name tables, images and
+// the demo set. It relies on validateVocabulary and validateHierarchy
+// having passed.
+func (c *Catalogue) validateValues() error {
+	nv := len(c.VarID)
 	if err := offsets("spec", c.VarSpecOff, len(c.SpecKey)); err != nil {
 		return err
 	}
@@ -416,6 +439,25 @@ func (c *Catalogue) validate() error {
 	return nil
 }
 
+// columnEnumKeys are the keys of the enumerations behind the variant
+// columns VarFuel, VarBody, VarDrive and VarTransmission, in that order.
+var columnEnumKeys = [...]string{"fuel", "body", "drive", "transmission"}
+
+// columnEnums returns the index in Enums of each columnEnumKeys group, -1
+// where no group has the key. When several groups share a key, the last
+// one counts.
+func (c *Catalogue) columnEnums() [len(columnEnumKeys)]int {
+	idx := [len(columnEnumKeys)]int{-1, -1, -1, -1}
+	for i, e := range c.Enums {
+		for j, k := range columnEnumKeys {
+			if e.Key == k {
+				idx[j] = i
+			}
+		}
+	}
+	return idx
+}
+
 func sameLen(kind string, n int, others ...int) error {
 	for _, o := range others {
 		if o != n {
@@ -465,6 +507,37 @@ func offsets(kind string, off []uint32, n int) error {
 	return nil
 }
 
+// deriveLookups builds the lookup tables: locale codes, the enumerations
+// behind the variant columns, brand slugs and spec keys.
+func (c *Catalogue) deriveLookups() {
+	c.localeIndex = make(map[string]int, len(c.Locales))
+	for i, l := range c.Locales {
+		c.localeIndex[l] = i
+	}
+	c.enLocale = c.localeIndex["en"]
+	e := c.columnEnums()
+	c.fuelEnum, c.bodyEnum, c.driveEnum, c.transEnum = e[0], e[1], e[2], e[3]
+	c.brandBySlug = make(map[string]uint32, len(c.BrandID))
+	for i := range c.BrandID {
+		c.brandBySlug[c.BrandSlug.String(uint32(i))] = uint32(i)
+	}
+	c.specIndex = make(map[string]int, len(c.Specs))
+	for i, s := range c.Specs {
+		c.specIndex[s.Key] = i
+	}
+}
+
+// deriveSpans builds the hierarchy spans and each variant's model row.
+func (c *Catalogue) deriveSpans() {
+	c.brandModels = spans(c.ModelBrand, len(c.BrandID))
+	c.modelGens = spans(c.GenModel, len(c.ModelID))
+	c.genVariants = spans(c.VarGen, len(c.GenID))
+	c.varModel = make([]uint32, len(c.VarID))
+	for i, g := range c.VarGen {
+		c.varModel[i] = c.GenModel[g]
+	}
+}
+
 // spans turns a non-decreasing parent column into span starts per parent.
 func spans(parent []uint32, nParents int) []uint32 {
 	s := make([]uint32, nParents+1)
@@ -477,30 +550,12 @@ func spans(parent []uint32, nParents int) []uint32 {
 	return s
 }
 
-func (c *Catalogue) derive() {
-	c.brandModels = spans(c.ModelBrand, len(c.BrandID))
-	c.modelGens = spans(c.GenModel, len(c.ModelID))
-	c.genVariants = spans(c.VarGen, len(c.GenID))
-	c.varModel = make([]uint32, len(c.VarID))
-	for i, g := range c.VarGen {
-		c.varModel[i] = c.GenModel[g]
-	}
-	escape := func(src []Text) []Text {
-		out := make([]Text, len(src))
-		for li := range src {
-			b := NewTextBuilder(src[li].Len(), 24)
-			var buf []byte
-			for i := 0; i < src[li].Len(); i++ {
-				buf = jsonenc.AppendString(buf[:0], src[li].String(uint32(i)))
-				b.AddBytes(buf)
-			}
-			out[li] = b.Text()
-		}
-		return out
-	}
-	c.jsonSpecLabel = escape(c.SpecLabels)
-	c.jsonGroupLabel = escape(c.GroupLabels)
-	c.jsonEnumLabel = escape(c.EnumLabels)
+// deriveLabels builds the pre-escaped JSON tables (quoted strings) of the
+// labels, brand names, variant names and text values.
+func (c *Catalogue) deriveLabels() {
+	c.jsonSpecLabel = escapeJSON(c.SpecLabels)
+	c.jsonGroupLabel = escapeJSON(c.GroupLabels)
+	c.jsonEnumLabel = escapeJSON(c.EnumLabels)
 	names := make([]Text, len(c.Locales))
 	for li := range c.Locales {
 		b := NewTextBuilder(len(c.BrandID), 12)
@@ -516,37 +571,30 @@ func (c *Catalogue) derive() {
 		names[li] = b.Text()
 	}
 	c.jsonBrandName = names
-	c.jsonVarName = escape([]Text{c.VarName})[0]
-	c.jsonTexts = escape([]Text{c.Texts})[0]
-	// The trigram index is the slowest part: build it on the other core.
-	done := make(chan struct{})
-	go func() {
-		c.deriveSearch()
-		close(done)
-	}()
-	c.deriveOrders()
-	c.deriveFilters()
-	<-done
-	c.deriveFilters()
-	c.specIndex = make(map[string]int, len(c.Specs))
-	for i, s := range c.Specs {
-		c.specIndex[s.Key] = i
+	c.jsonVarName = escapeJSON([]Text{c.VarName})[0]
+	c.jsonTexts = escapeJSON([]Text{c.Texts})[0]
+}
+
+// escapeJSON returns each table with its entries as quoted, escaped JSON
+// strings.
+func escapeJSON(src []Text) []Text {
+	out := make([]Text, len(src))
+	for li := range src {
+		b := NewTextBuilder(src[li].Len(), 24)
+		var buf []byte
+		for i := 0; i < src[li].Len(); i++ {
+			buf = jsonenc.AppendString(buf[:0], src[li].String(uint32(i)))
+			b.AddBytes(buf)
+		}
+		out[li] = b.Text()
 	}
+	return out
 }
 
 // SpecIndex returns the dictionary index of a spec key.
 func (c *Catalogue) SpecIndex(key string) (int, bool) {
 	i, ok := c.specIndex[key]
 	return i, ok
-}
-
-func (c *Catalogue) enumIndex(key string) int {
-	for i, e := range c.Enums {
-		if e.Key == key {
-			return i
-		}
-	}
-	return -1
 }
 
 // Counts returns the number of brands, models, generations and variants.

@@ -198,47 +198,6 @@ func TestNewRejects(t *testing.T) {
 	})
 }
 
-func TestHolderSwap(t *testing.T) {
-	a := small(t)
-	b, err := loader.FromBytes(snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := engine.NewHolder(a)
-	var wg sync.WaitGroup
-	stop := make(chan struct{})
-	for i := 0; i < 4; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				c := h.Load()
-				if c != a && c != b {
-					t.Error("Load returned an unknown catalogue")
-					return
-				}
-			}
-		}()
-	}
-	for i := 0; i < 1000; i++ {
-		if i%2 == 0 {
-			h.Swap(b)
-		} else {
-			h.Swap(a)
-		}
-	}
-	close(stop)
-	wg.Wait()
-	if old := h.Swap(b); old != a {
-		t.Error("Swap did not return the previous catalogue")
-	}
-}
-
 func TestImageURL(t *testing.T) {
 	c := small(t)
 	row, _ := c.BrandBySlug("volkswagen")

@@ -19,8 +19,6 @@ const (
 	headerSize = 64
 )
 
-var sectionOrder = [...]string{"META", "LOCL", "GRUP", "ENUM", "SPEC", "BRND", "MODL", "GENR", "VARI", "VALS", "TEXT", "IMGS", "DEMO", "END!"}
-
 // Errors a reader returns, wrapped with what exactly is wrong.
 var (
 	// ErrNotSnapshot: the file does not start with the snapshot magic.
@@ -135,19 +133,6 @@ func (d *dec) uvarint() uint64 {
 	v, n := binary.Uvarint(d.b[d.off:])
 	if n <= 0 {
 		d.fail("malformed uvarint")
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-func (d *dec) zvarint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b[d.off:])
-	if n <= 0 {
-		d.fail("malformed varint")
 		return 0
 	}
 	d.off += n

@@ -85,289 +85,376 @@ func Decompress(file []byte) (Header, []byte, error) {
 
 // Decode parses a verified payload into catalogue columns.
 func Decode(h Header, payload []byte) (engine.Columns, error) {
-	d := &dec{b: payload}
-	var c engine.Columns
-	c.Meta.Identity = h.Identity()
-	c.Meta.Version = h.Version
-	var n struct{ brands, models, gens, variants, values, images, texts, locales, groups, specs, enums int }
-	section := func(i int, fn func()) {
-		tag := sectionOrder[i]
-		d.sec = tag
-		if !d.need(12) {
-			return
-		}
-		if got := string(d.b[d.off : d.off+4]); got != tag {
-			d.fail("expected section %s, found %q", tag, got)
-			return
-		}
-		d.off += 4
-		size := d.u64()
-		if size > uint64(len(d.b)-d.off) {
-			d.fail("section length %d runs past the end", size)
-			return
-		}
-		end := d.off + int(size)
-		body := d.b
-		d.b = d.b[:end] // a section cannot read into the next one
-		fn()
-		if d.err == nil && d.off != end {
-			d.fail("%d unread bytes at the end of the section", end-d.off)
-		}
-		d.b = body
-	}
-	labels := func(dst []engine.TextBuilder) {
-		for li := range dst {
-			dst[li].AddBytes(d.strBytes())
+	x := &decoder{dec: dec{b: payload}, size: len(payload)}
+	x.c.Meta.Identity = h.Identity()
+	x.c.Meta.Version = h.Version
+	for i := range sections {
+		if x.section(i); x.err != nil {
+			return x.c, x.err
 		}
 	}
-	builders := func(count, avg int) []engine.TextBuilder {
-		bs := make([]engine.TextBuilder, n.locales)
-		for i := range bs {
-			bs[i] = *engine.NewTextBuilder(count, avg)
-		}
-		return bs
+	if x.off != len(x.b) {
+		x.sec = "END!"
+		x.fail("%d bytes after the last section", len(x.b)-x.off)
 	}
-	texts := func(bs []engine.TextBuilder) []engine.Text {
-		out := make([]engine.Text, len(bs))
-		for i := range bs {
-			out[i] = bs[i].Text()
-		}
-		return out
-	}
-	limit := func(what string, v uint32, max int) int {
-		if int64(v) > int64(max) {
-			d.fail("%s: %d exceeds %d", what, v, max)
-			return 0
-		}
-		return int(v)
-	}
+	return x.c, x.err
+}
 
-	section(0, func() {
-		c.Meta.Seed = d.u64()
-		c.Meta.Scale = d.f64()
-		c.Meta.SyncedAt = time.Unix(d.i64(), 0).UTC()
-		c.Meta.CDNBase = d.str()
-		c.Meta.Generator = d.str()
-		// Counts are bounded by the payload size, so forged counts cannot
-		// trigger huge allocations.
-		p := len(payload)
-		n.brands = limit("brands", d.u32(), p/8)
-		n.models = limit("models", d.u32(), p/8)
-		n.gens = limit("generations", d.u32(), p/8)
-		n.variants = limit("variants", d.u32(), p/32)
-		n.values = limit("values", d.u32(), p/3)
-		n.images = limit("images", d.u32(), p/5)
-		n.texts = limit("texts", d.u32(), p)
-		n.locales = limit("locales", d.u32(), 64)
-		n.groups = limit("groups", d.u32(), 1<<16)
-		n.specs = limit("specs", d.u32(), 256)
-		n.enums = limit("enums", d.u32(), 1<<15)
-	})
-	section(1, func() {
-		for i := 0; i < n.locales && d.err == nil; i++ {
-			c.Locales = append(c.Locales, d.str())
-		}
-	})
-	section(2, func() {
-		if !d.fits("groups", uint64(n.groups), 1+n.locales) {
-			return
-		}
-		lb := builders(n.groups, 16)
-		for i := 0; i < n.groups && d.err == nil; i++ {
-			c.Groups = append(c.Groups, d.str())
-			labels(lb)
-		}
-		c.GroupLabels = texts(lb)
-	})
-	section(3, func() {
-		if !d.fits("enums", uint64(n.enums), 2) {
-			return
-		}
-		lb := builders(64, 12)
-		first := uint32(0)
-		for i := 0; i < n.enums && d.err == nil; i++ {
-			g := engine.EnumGroup{Key: d.str(), First: first}
-			nv := d.count("enum values", 1+n.locales)
-			if nv > 255 {
-				d.fail("enum %q has %d values", g.Key, nv)
-			}
-			for j := 0; j < nv && d.err == nil; j++ {
-				g.Slugs = append(g.Slugs, d.str())
-				labels(lb)
-			}
-			first += uint32(nv)
-			c.Enums = append(c.Enums, g)
-		}
-		c.EnumLabels = texts(lb)
-	})
-	section(4, func() {
-		if !d.fits("specs", uint64(n.specs), 9+n.locales) {
-			return
-		}
-		lb := builders(n.specs, 24)
-		for i := 0; i < n.specs && d.err == nil; i++ {
-			st := engine.SpecType{Key: d.str(), Group: d.u16(), Kind: engine.Kind(d.u8()), Scale: d.u8(), Enum: d.i16()}
-			st.Unit = d.str()
-			st.Module = d.str()
-			labels(lb)
-			c.Specs = append(c.Specs, st)
-		}
-		c.SpecLabels = texts(lb)
-	})
-	section(5, func() {
-		if !d.fits("brands", uint64(n.brands), 10+n.locales) {
-			return
-		}
-		c.BrandID = make([]uint32, n.brands)
-		c.BrandPopularity = make([]uint16, n.brands)
-		slug, name, wd, country := engine.NewTextBuilder(n.brands, 10), engine.NewTextBuilder(n.brands, 10), engine.NewTextBuilder(n.brands, 8), engine.NewTextBuilder(n.brands, 2)
-		lb := builders(n.brands, 2)
-		for i := 0; i < n.brands && d.err == nil; i++ {
-			c.BrandID[i] = d.u32()
-			slug.AddBytes(d.strBytes())
-			name.AddBytes(d.strBytes())
-			c.BrandPopularity[i] = d.u16()
-			wd.AddBytes(d.strBytes())
-			country.AddBytes(d.strBytes())
-			labels(lb)
-		}
-		c.BrandSlug, c.BrandName, c.BrandWikidata, c.BrandCountry = slug.Text(), name.Text(), wd.Text(), country.Text()
-		c.BrandNames = texts(lb)
-	})
-	section(6, func() {
-		if !d.fits("models", uint64(n.models), 10) {
-			return
-		}
-		c.ModelID, c.ModelBrand = make([]uint32, n.models), make([]uint32, n.models)
-		name, slug := engine.NewTextBuilder(n.models, 10), engine.NewTextBuilder(n.models, 10)
-		for i := 0; i < n.models && d.err == nil; i++ {
-			c.ModelID[i], c.ModelBrand[i] = d.u32(), d.u32()
-			name.AddBytes(d.strBytes())
-			slug.AddBytes(d.strBytes())
-		}
-		c.ModelName, c.ModelSlug = name.Text(), slug.Text()
-	})
-	section(7, func() {
-		if !d.fits("generations", uint64(n.gens), 14) {
-			return
-		}
-		c.GenID, c.GenModel = make([]uint32, n.gens), make([]uint32, n.gens)
-		c.GenYearStart, c.GenYearEnd = make([]uint16, n.gens), make([]uint16, n.gens)
-		name, slug := engine.NewTextBuilder(n.gens, 14), engine.NewTextBuilder(n.gens, 14)
-		for i := 0; i < n.gens && d.err == nil; i++ {
-			c.GenID[i], c.GenModel[i] = d.u32(), d.u32()
-			name.AddBytes(d.strBytes())
-			slug.AddBytes(d.strBytes())
-			c.GenYearStart[i], c.GenYearEnd[i] = d.u16(), d.u16()
-		}
-		c.GenName, c.GenSlug = name.Text(), slug.Text()
-	})
-	section(8, func() {
-		nv := n.variants
-		if !d.fits("variants", uint64(nv), 4+4+1+4+5*4+1+4+4+8+2) {
-			return
-		}
-		u32s := func() []uint32 {
-			x := make([]uint32, nv)
-			for i := range x {
-				x[i] = d.u32()
-			}
-			return x
-		}
-		i32s := func() []int32 {
-			x := make([]int32, nv)
-			for i := range x {
-				x[i] = d.i32()
-			}
-			return x
-		}
-		u8s := func() []uint8 {
-			if !d.need(nv) {
-				return make([]uint8, nv)
-			}
-			x := append([]uint8(nil), d.b[d.off:d.off+nv]...)
-			d.off += nv
-			return x
-		}
-		c.VarID = u32s()
-		c.VarGen = u32s()
-		name := engine.NewTextBuilder(nv, 28)
-		for i := 0; i < nv && d.err == nil; i++ {
-			name.AddBytes(d.strBytes())
-		}
-		c.VarName = name.Text()
-		c.VarFuel, c.VarBody, c.VarDrive, c.VarTransmission = u8s(), u8s(), u8s(), u8s()
-		c.VarPowerHP, c.VarTorqueNM, c.VarTopSpeedKMH, c.VarAccel100, c.VarBatteryKWh = i32s(), i32s(), i32s(), i32s(), i32s()
-		hp := u8s()
-		c.VarHasPrice = make([]bool, nv)
-		for i, b := range hp {
-			if b > 1 {
-				d.fail("has_price of row %d is %d", i, b)
-			}
-			c.VarHasPrice[i] = b == 1
-		}
-		c.VarPriceEUR, c.VarPriceAsOf = i32s(), i32s()
-		c.VarSyncedAt = make([]int64, nv)
-		for i := range c.VarSyncedAt {
-			c.VarSyncedAt[i] = d.i64()
-		}
-		offsets := func(total int, what string) []uint32 {
-			off := make([]uint32, nv+1)
-			sum := uint64(0)
-			for i := 0; i < nv && d.err == nil; i++ {
-				sum += d.uvarint()
-				if sum > uint64(total) {
-					d.fail("%s counts exceed the %d declared", what, total)
-				}
-				off[i+1] = uint32(sum)
-			}
-			if d.err == nil && sum != uint64(total) {
-				d.fail("%s counts add up to %d, %d declared", what, sum, total)
-			}
-			return off
-		}
-		c.VarSpecOff = offsets(n.values, "spec")
-		c.VarImageOff = offsets(n.images, "image")
-	})
-	section(9, func() {
-		if d.err != nil {
-			return
-		}
-		decodeValues(d, &c, n.variants, n.values, n.specs)
-	})
-	section(10, func() {
-		if !d.fits("texts", uint64(n.texts), 1) {
-			return
-		}
-		t := engine.NewTextBuilder(n.texts, 1)
-		for i := 0; i < n.texts && d.err == nil; i++ {
-			t.AddBytes(d.strBytes())
-		}
-		c.Texts = t.Text()
-	})
-	section(11, func() {
-		if !d.need(n.images * 5) {
-			return
-		}
-		c.ImageKey = make([]uint32, n.images)
-		for i := range c.ImageKey {
-			c.ImageKey[i] = d.u32()
-		}
-		c.ImageRole = append([]uint8(nil), d.b[d.off:d.off+n.images]...)
-		d.off += n.images
-	})
-	section(12, func() {
-		cnt := d.count("demo rows", 1)
-		for i := 0; i < cnt && d.err == nil; i++ {
-			c.Demo = append(c.Demo, uint32(d.uvarint()))
-		}
-	})
-	section(13, func() {})
-	if d.err == nil && d.off != len(d.b) {
-		d.sec = "END!"
-		d.fail("%d bytes after the last section", len(d.b)-d.off)
+// sections are the payload's sections in the order the format fixes (see
+// the package doc), each with the method that reads its body. Decode reads
+// them in this order and nothing else: a tag that is not the next one here
+// (unknown, missing, repeated or out of order) makes the payload corrupt.
+var sections = [...]struct {
+	tag  string
+	read func(*decoder)
+}{
+	{"META", (*decoder).readMeta},
+	{"LOCL", (*decoder).readLocales},
+	{"GRUP", (*decoder).readGroups},
+	{"ENUM", (*decoder).readEnums},
+	{"SPEC", (*decoder).readSpecs},
+	{"BRND", (*decoder).readBrands},
+	{"MODL", (*decoder).readModels},
+	{"GENR", (*decoder).readGenerations},
+	{"VARI", (*decoder).readVariants},
+	{"VALS", (*decoder).readValues},
+	{"TEXT", (*decoder).readTexts},
+	{"IMGS", (*decoder).readImages},
+	{"DEMO", (*decoder).readDemo},
+	{"END!", func(*decoder) {}},
+}
+
+// decoder is the state of Decode: the payload cursor, the columns being
+// filled, and the counts META declares, which size the later sections.
+type decoder struct {
+	dec
+	size int // bytes in the whole payload
+	c    engine.Columns
+	n    struct{ brands, models, gens, variants, values, images, texts, locales, groups, specs, enums int }
+}
+
+// section reads the header of section i, which must carry its tag, and
+// reads the body with the section's method. The method sees the body alone
+// (it cannot read into the next section) and must consume all of it.
+func (x *decoder) section(i int) {
+	tag := sections[i].tag
+	x.sec = tag
+	if !x.need(12) {
+		return
 	}
-	return c, d.err
+	if got := string(x.b[x.off : x.off+4]); got != tag {
+		x.fail("expected section %s, found %q", tag, got)
+		return
+	}
+	x.off += 4
+	size := x.u64()
+	if size > uint64(len(x.b)-x.off) {
+		x.fail("section length %d runs past the end", size)
+		return
+	}
+	end := x.off + int(size)
+	payload := x.b
+	x.b = x.b[:end] // a section cannot read into the next one
+	sections[i].read(x)
+	if x.err == nil && x.off != end {
+		x.fail("%d unread bytes at the end of the section", end-x.off)
+	}
+	x.b = payload
+}
+
+// labels reads one string per locale into the locales' builders.
+func (x *decoder) labels(dst []engine.TextBuilder) {
+	for li := range dst {
+		dst[li].AddBytes(x.strBytes())
+	}
+}
+
+// builders returns a text builder per locale, each sized for count strings
+// of avg bytes.
+func (x *decoder) builders(count, avg int) []engine.TextBuilder {
+	bs := make([]engine.TextBuilder, x.n.locales)
+	for i := range bs {
+		bs[i] = *engine.NewTextBuilder(count, avg)
+	}
+	return bs
+}
+
+// buildTexts returns the tables the builders hold.
+func buildTexts(bs []engine.TextBuilder) []engine.Text {
+	out := make([]engine.Text, len(bs))
+	for i := range bs {
+		out[i] = bs[i].Text()
+	}
+	return out
+}
+
+// limit returns v as a count, failing when it exceeds max.
+func (x *decoder) limit(what string, v uint32, max int) int {
+	if int64(v) > int64(max) {
+		x.fail("%s: %d exceeds %d", what, v, max)
+		return 0
+	}
+	return int(v)
+}
+
+// readMeta reads META: the snapshot's metadata and the counts of
+// everything that follows.
+func (x *decoder) readMeta() {
+	c, n := &x.c, &x.n
+	c.Meta.Seed = x.u64()
+	c.Meta.Scale = x.f64()
+	c.Meta.SyncedAt = time.Unix(x.i64(), 0).UTC()
+	c.Meta.CDNBase = x.str()
+	c.Meta.Generator = x.str()
+	// Counts are bounded by the payload size, so forged counts cannot
+	// trigger huge allocations.
+	p := x.size
+	n.brands = x.limit("brands", x.u32(), p/8)
+	n.models = x.limit("models", x.u32(), p/8)
+	n.gens = x.limit("generations", x.u32(), p/8)
+	n.variants = x.limit("variants", x.u32(), p/32)
+	n.values = x.limit("values", x.u32(), p/3)
+	n.images = x.limit("images", x.u32(), p/5)
+	n.texts = x.limit("texts", x.u32(), p)
+	n.locales = x.limit("locales", x.u32(), 64)
+	n.groups = x.limit("groups", x.u32(), 1<<16)
+	n.specs = x.limit("specs", x.u32(), 256)
+	n.enums = x.limit("enums", x.u32(), 1<<15)
+}
+
+// readLocales reads LOCL: the locale codes.
+func (x *decoder) readLocales() {
+	for i := 0; i < x.n.locales && x.err == nil; i++ {
+		x.c.Locales = append(x.c.Locales, x.str())
+	}
+}
+
+// readGroups reads GRUP: the spec groups and their labels.
+func (x *decoder) readGroups() {
+	c, n := &x.c, &x.n
+	if !x.fits("groups", uint64(n.groups), 1+n.locales) {
+		return
+	}
+	lb := x.builders(n.groups, 16)
+	for i := 0; i < n.groups && x.err == nil; i++ {
+		c.Groups = append(c.Groups, x.str())
+		x.labels(lb)
+	}
+	c.GroupLabels = buildTexts(lb)
+}
+
+// readEnums reads ENUM: the enumerations, their slugs and labels.
+func (x *decoder) readEnums() {
+	c, n := &x.c, &x.n
+	if !x.fits("enums", uint64(n.enums), 2) {
+		return
+	}
+	lb := x.builders(64, 12)
+	first := uint32(0)
+	for i := 0; i < n.enums && x.err == nil; i++ {
+		g := engine.EnumGroup{Key: x.str(), First: first}
+		nv := x.count("enum values", 1+n.locales)
+		if nv > 255 {
+			x.fail("enum %q has %d values", g.Key, nv)
+		}
+		for j := 0; j < nv && x.err == nil; j++ {
+			g.Slugs = append(g.Slugs, x.str())
+			x.labels(lb)
+		}
+		first += uint32(nv)
+		c.Enums = append(c.Enums, g)
+	}
+	c.EnumLabels = buildTexts(lb)
+}
+
+// readSpecs reads SPEC: the spec dictionary and its labels.
+func (x *decoder) readSpecs() {
+	c, n := &x.c, &x.n
+	if !x.fits("specs", uint64(n.specs), 9+n.locales) {
+		return
+	}
+	lb := x.builders(n.specs, 24)
+	for i := 0; i < n.specs && x.err == nil; i++ {
+		st := engine.SpecType{Key: x.str(), Group: x.u16(), Kind: engine.Kind(x.u8()), Scale: x.u8(), Enum: x.i16()}
+		st.Unit = x.str()
+		st.Module = x.str()
+		x.labels(lb)
+		c.Specs = append(c.Specs, st)
+	}
+	c.SpecLabels = buildTexts(lb)
+}
+
+// readBrands reads BRND: the brand rows with their localized names.
+func (x *decoder) readBrands() {
+	c, n := &x.c, &x.n
+	if !x.fits("brands", uint64(n.brands), 10+n.locales) {
+		return
+	}
+	c.BrandID = make([]uint32, n.brands)
+	c.BrandPopularity = make([]uint16, n.brands)
+	slug, name, wd, country := engine.NewTextBuilder(n.brands, 10), engine.NewTextBuilder(n.brands, 10), engine.NewTextBuilder(n.brands, 8), engine.NewTextBuilder(n.brands, 2)
+	lb := x.builders(n.brands, 2)
+	for i := 0; i < n.brands && x.err == nil; i++ {
+		c.BrandID[i] = x.u32()
+		slug.AddBytes(x.strBytes())
+		name.AddBytes(x.strBytes())
+		c.BrandPopularity[i] = x.u16()
+		wd.AddBytes(x.strBytes())
+		country.AddBytes(x.strBytes())
+		x.labels(lb)
+	}
+	c.BrandSlug, c.BrandName, c.BrandWikidata, c.BrandCountry = slug.Text(), name.Text(), wd.Text(), country.Text()
+	c.BrandNames = buildTexts(lb)
+}
+
+// readModels reads MODL: the model rows.
+func (x *decoder) readModels() {
+	c, n := &x.c, &x.n
+	if !x.fits("models", uint64(n.models), 10) {
+		return
+	}
+	c.ModelID, c.ModelBrand = make([]uint32, n.models), make([]uint32, n.models)
+	name, slug := engine.NewTextBuilder(n.models, 10), engine.NewTextBuilder(n.models, 10)
+	for i := 0; i < n.models && x.err == nil; i++ {
+		c.ModelID[i], c.ModelBrand[i] = x.u32(), x.u32()
+		name.AddBytes(x.strBytes())
+		slug.AddBytes(x.strBytes())
+	}
+	c.ModelName, c.ModelSlug = name.Text(), slug.Text()
+}
+
+// readGenerations reads GENR: the generation rows.
+func (x *decoder) readGenerations() {
+	c, n := &x.c, &x.n
+	if !x.fits("generations", uint64(n.gens), 14) {
+		return
+	}
+	c.GenID, c.GenModel = make([]uint32, n.gens), make([]uint32, n.gens)
+	c.GenYearStart, c.GenYearEnd = make([]uint16, n.gens), make([]uint16, n.gens)
+	name, slug := engine.NewTextBuilder(n.gens, 14), engine.NewTextBuilder(n.gens, 14)
+	for i := 0; i < n.gens && x.err == nil; i++ {
+		c.GenID[i], c.GenModel[i] = x.u32(), x.u32()
+		name.AddBytes(x.strBytes())
+		slug.AddBytes(x.strBytes())
+		c.GenYearStart[i], c.GenYearEnd[i] = x.u16(), x.u16()
+	}
+	c.GenName, c.GenSlug = name.Text(), slug.Text()
+}
+
+// readVariants reads VARI: the variant columns, and turns the spec and
+// image counts into offsets.
+func (x *decoder) readVariants() {
+	c, nv := &x.c, x.n.variants
+	if !x.fits("variants", uint64(nv), 4+4+1+4+5*4+1+4+4+8+2) {
+		return
+	}
+	c.VarID = x.u32s(nv)
+	c.VarGen = x.u32s(nv)
+	name := engine.NewTextBuilder(nv, 28)
+	for i := 0; i < nv && x.err == nil; i++ {
+		name.AddBytes(x.strBytes())
+	}
+	c.VarName = name.Text()
+	c.VarFuel, c.VarBody, c.VarDrive, c.VarTransmission = x.u8s(nv), x.u8s(nv), x.u8s(nv), x.u8s(nv)
+	c.VarPowerHP, c.VarTorqueNM, c.VarTopSpeedKMH, c.VarAccel100, c.VarBatteryKWh = x.i32s(nv), x.i32s(nv), x.i32s(nv), x.i32s(nv), x.i32s(nv)
+	hp := x.u8s(nv)
+	c.VarHasPrice = make([]bool, nv)
+	for i, b := range hp {
+		if b > 1 {
+			x.fail("has_price of row %d is %d", i, b)
+		}
+		c.VarHasPrice[i] = b == 1
+	}
+	c.VarPriceEUR, c.VarPriceAsOf = x.i32s(nv), x.i32s(nv)
+	c.VarSyncedAt = make([]int64, nv)
+	for i := range c.VarSyncedAt {
+		c.VarSyncedAt[i] = x.i64()
+	}
+	c.VarSpecOff = x.offsets(nv, x.n.values, "spec")
+	c.VarImageOff = x.offsets(nv, x.n.images, "image")
+}
+
+func (x *decoder) u32s(n int) []uint32 {
+	v := make([]uint32, n)
+	for i := range v {
+		v[i] = x.u32()
+	}
+	return v
+}
+
+func (x *decoder) i32s(n int) []int32 {
+	v := make([]int32, n)
+	for i := range v {
+		v[i] = x.i32()
+	}
+	return v
+}
+
+func (x *decoder) u8s(n int) []uint8 {
+	if !x.need(n) {
+		return make([]uint8, n)
+	}
+	v := append([]uint8(nil), x.b[x.off:x.off+n]...)
+	x.off += n
+	return v
+}
+
+// offsets reads n uvarint counts that must add up to total and returns
+// them as n+1 offsets.
+func (x *decoder) offsets(n, total int, what string) []uint32 {
+	off := make([]uint32, n+1)
+	sum := uint64(0)
+	for i := 0; i < n && x.err == nil; i++ {
+		sum += x.uvarint()
+		if sum > uint64(total) {
+			x.fail("%s counts exceed the %d declared", what, total)
+		}
+		off[i+1] = uint32(sum)
+	}
+	if x.err == nil && sum != uint64(total) {
+		x.fail("%s counts add up to %d, %d declared", what, sum, total)
+	}
+	return off
+}
+
+// readValues reads VALS: the spec values (see decodeValues).
+func (x *decoder) readValues() {
+	if x.err != nil {
+		return
+	}
+	decodeValues(&x.dec, &x.c, x.n.variants, x.n.values, x.n.specs)
+}
+
+// readTexts reads TEXT: the dictionary of text spec values.
+func (x *decoder) readTexts() {
+	n := x.n.texts
+	if !x.fits("texts", uint64(n), 1) {
+		return
+	}
+	t := engine.NewTextBuilder(n, 1)
+	for i := 0; i < n && x.err == nil; i++ {
+		t.AddBytes(x.strBytes())
+	}
+	x.c.Texts = t.Text()
+}
+
+// readImages reads IMGS: the image keys and roles.
+func (x *decoder) readImages() {
+	c, n := &x.c, x.n.images
+	if !x.need(n * 5) {
+		return
+	}
+	c.ImageKey = x.u32s(n)
+	c.ImageRole = append([]uint8(nil), x.b[x.off:x.off+n]...)
+	x.off += n
+}
+
+// readDemo reads DEMO: the variant rows of the demo set.
+func (x *decoder) readDemo() {
+	cnt := x.count("demo rows", 1)
+	for i := 0; i < cnt && x.err == nil; i++ {
+		x.c.Demo = append(x.c.Demo, uint32(x.uvarint()))
+	}
 }
 
 // Read reads a whole snapshot from r and builds the catalogue.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/vspec/catalogue/engine"
@@ -19,8 +20,9 @@ func TestReloaderKeepsServingOnBadSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := engine.NewHolder(first)
-	r := &Reloader{Path: path, Install: func(c *engine.Catalogue) { h.Swap(c) }}
+	var h atomic.Pointer[engine.Catalogue] // what a server keeps
+	h.Store(first)
+	r := &Reloader{Path: path, Install: func(c *engine.Catalogue) { h.Store(c) }}
 
 	// A truncated file is refused; the old catalogue stays.
 	if err := os.WriteFile(path, file[:len(file)/2], 0o644); err != nil {
