@@ -2,7 +2,6 @@ package httpd
 
 import (
 	"bytes"
-	"encoding/binary"
 	"strconv"
 
 	"github.com/valyala/fasthttp"
@@ -85,10 +84,7 @@ func (s *Service) variantsFilter(ctx *fasthttp.RequestCtx, rq *request) {
 	q := query.Simplify(query.And{Children: conds})
 	canon := q.AppendText(make([]byte, 0, 128)) // the canonical filter text, bound into the cursor
 	bind := s.binding(rq, nil, routeFilter, canon)
-	after := uint32(0)
-	if pos := s.openCursor(rq, bind); len(pos) == 4 {
-		after = binary.LittleEndian.Uint32(pos)
-	}
+	after, _ := engine.ParseIDPosition(s.openCursor(rq, bind))
 	c := rq.v.cat
 	fs := engine.GetFilterScratch()
 	defer engine.PutFilterScratch(fs)

@@ -123,7 +123,7 @@ func (s *Service) variantPage(ctx *fasthttp.RequestCtx, rq *request, rows []uint
 	}
 	var next []byte
 	if len(rows) > n {
-		next = binary.LittleEndian.AppendUint32(rq.tmp[:0], rq.v.cat.VarID[rows[n-1]])
+		next = engine.AppendIDPosition(rq.tmp[:0], rq.v.cat.VarID[rows[n-1]])
 		rq.tmp = next
 	}
 	s.listEnd(ctx, rq, b, bind, next)
@@ -154,8 +154,8 @@ func (s *Service) listBrands(ctx *fasthttp.RequestCtx, rq *request, d *demoView)
 	c := rq.v.cat
 	bind := s.binding(rq, d, routeBrands, nil)
 	var after *engine.BrandKey
-	if pos := s.openCursor(rq, bind); len(pos) >= 6 {
-		after = &engine.BrandKey{Popularity: binary.LittleEndian.Uint16(pos), ID: binary.LittleEndian.Uint32(pos[2:]), Name: pos[6:]}
+	if k, ok := engine.ParseBrandKey(s.openCursor(rq, bind)); ok {
+		after = &k
 	}
 	rows := d.keep(rq, c.BrandsAfter(after), d.brandSet())
 	n := min(len(rows), rq.limit)
@@ -168,10 +168,7 @@ func (s *Service) listBrands(ctx *fasthttp.RequestCtx, rq *request, d *demoView)
 	}
 	var next []byte
 	if len(rows) > n {
-		k := c.BrandKeyOf(rows[n-1])
-		next = binary.LittleEndian.AppendUint16(rq.tmp[:0], k.Popularity)
-		next = binary.LittleEndian.AppendUint32(next, k.ID)
-		next = append(next, k.Name...)
+		next = c.BrandKeyOf(rows[n-1]).AppendPosition(rq.tmp[:0])
 		rq.tmp = next
 	}
 	s.listEnd(ctx, rq, b, bind, next)
@@ -219,8 +216,8 @@ func (s *Service) listModels(ctx *fasthttp.RequestCtx, rq *request, d *demoView)
 	c := rq.v.cat
 	bind := s.binding(rq, d, routeModels, c.BrandSlug.Bytes(brand))
 	var after *engine.ModelKey
-	if pos := s.openCursor(rq, bind); len(pos) >= 4 {
-		after = &engine.ModelKey{ID: binary.LittleEndian.Uint32(pos), Name: pos[4:]}
+	if k, ok := engine.ParseModelKey(s.openCursor(rq, bind)); ok {
+		after = &k
 	}
 	rows := d.keep(rq, c.ModelsAfter(brand, after), d.modelSet())
 	n := min(len(rows), rq.limit)
@@ -233,9 +230,7 @@ func (s *Service) listModels(ctx *fasthttp.RequestCtx, rq *request, d *demoView)
 	}
 	var next []byte
 	if len(rows) > n {
-		k := c.ModelKeyOf(rows[n-1])
-		next = binary.LittleEndian.AppendUint32(rq.tmp[:0], k.ID)
-		next = append(next, k.Name...)
+		next = c.ModelKeyOf(rows[n-1]).AppendPosition(rq.tmp[:0])
 		rq.tmp = next
 	}
 	s.listEnd(ctx, rq, b, bind, next)
@@ -254,8 +249,8 @@ func (s *Service) listGenerations(ctx *fasthttp.RequestCtx, rq *request, d *demo
 	c := rq.v.cat
 	bind := s.binding(rq, d, routeGenerations, binary.LittleEndian.AppendUint32(nil, c.ModelID[model]))
 	var after *engine.GenerationKey
-	if pos := s.openCursor(rq, bind); len(pos) == 6 {
-		after = &engine.GenerationKey{YearStart: binary.LittleEndian.Uint16(pos), ID: binary.LittleEndian.Uint32(pos[2:])}
+	if k, ok := engine.ParseGenerationKey(s.openCursor(rq, bind)); ok {
+		after = &k
 	}
 	rows := d.keep(rq, c.GenerationsAfter(model, after), d.genSet())
 	n := min(len(rows), rq.limit)
@@ -268,9 +263,7 @@ func (s *Service) listGenerations(ctx *fasthttp.RequestCtx, rq *request, d *demo
 	}
 	var next []byte
 	if len(rows) > n {
-		k := c.GenerationKeyOf(rows[n-1])
-		next = binary.LittleEndian.AppendUint16(rq.tmp[:0], k.YearStart)
-		next = binary.LittleEndian.AppendUint32(next, k.ID)
+		next = c.GenerationKeyOf(rows[n-1]).AppendPosition(rq.tmp[:0])
 		rq.tmp = next
 	}
 	s.listEnd(ctx, rq, b, bind, next)
@@ -290,10 +283,7 @@ func (s *Service) listGenerationVariants(ctx *fasthttp.RequestCtx, rq *request, 
 	}
 	c := rq.v.cat
 	bind := s.binding(rq, d, routeVariants, binary.LittleEndian.AppendUint32(nil, c.GenID[gen]))
-	after := uint32(0)
-	if pos := s.openCursor(rq, bind); len(pos) == 4 {
-		after = binary.LittleEndian.Uint32(pos)
-	}
+	after, _ := engine.ParseIDPosition(s.openCursor(rq, bind))
 	first, end := c.VariantsAfter(gen, after)
 	rows := rq.rows[:0]
 	for r := first; r < end && len(rows) <= rq.limit; r++ {

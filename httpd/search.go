@@ -2,8 +2,6 @@ package httpd
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -56,9 +54,9 @@ func (s *Service) search(ctx *fasthttp.RequestCtx, rq *request) {
 	folded := c.SearchQuery(q, rq.locale)
 	bind := s.binding(rq, nil, routeSearch, []byte(folded))
 	var after *engine.SearchPosition
-	if pos := s.openCursor(rq, bind); len(pos) >= 8 {
-		after = &engine.SearchPosition{Score: math.Float32frombits(binary.LittleEndian.Uint32(pos)), Text: string(pos[8:])}
-		row, found := c.RowAtOrBefore(binary.LittleEndian.Uint32(pos[4:]))
+	if k, ok := engine.ParseSearchKey(s.openCursor(rq, bind)); ok {
+		after = &engine.SearchPosition{Score: k.Score, Text: k.Text}
+		row, found := c.RowAtOrBefore(k.ID)
 		if !found {
 			after = nil // every variant now sorts after the cursor's: start again
 		}
@@ -87,9 +85,7 @@ func (s *Service) search(ctx *fasthttp.RequestCtx, rq *request) {
 	var next []byte
 	if len(matches) > n {
 		last := matches[n-1]
-		next = binary.LittleEndian.AppendUint32(rq.tmp[:0], math.Float32bits(last.Score))
-		next = binary.LittleEndian.AppendUint32(next, c.VarID[last.Row])
-		next = append(next, c.SearchText(last.Row)...)
+		next = engine.SearchKey{Score: last.Score, ID: c.VarID[last.Row], Text: c.SearchText(last.Row)}.AppendPosition(rq.tmp[:0])
 		rq.tmp = next
 	}
 	s.listEnd(ctx, rq, b, bind, next)
