@@ -677,6 +677,12 @@ func (c *Catalogue) VariantImages(v uint32) (first, end uint32) {
 // FuelSlug returns the slug of a fuel code.
 func (c *Catalogue) FuelSlug(code uint8) string { return c.Enums[c.fuelEnum].Slugs[code] }
 
+// Fuels, Bodies and Drives return how many codes the fuel, body and drive
+// enumerations have (codes are 0 to n-1).
+func (c *Catalogue) Fuels() int  { return len(c.Enums[c.fuelEnum].Slugs) }
+func (c *Catalogue) Bodies() int { return len(c.Enums[c.bodyEnum].Slugs) }
+func (c *Catalogue) Drives() int { return len(c.Enums[c.driveEnum].Slugs) }
+
 // BodySlug returns the slug of a body code.
 func (c *Catalogue) BodySlug(code uint8) string { return c.Enums[c.bodyEnum].Slugs[code] }
 

@@ -1,7 +1,6 @@
 package httpd
 
 import (
-	"bytes"
 	"sort"
 	"strconv"
 	"strings"
@@ -413,6 +412,3 @@ func boolIndex(b bool) int {
 	}
 	return 0
 }
-
-var _ = bytes.Equal
-var _ engine.Kind

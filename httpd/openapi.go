@@ -8,7 +8,6 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/valyala/fasthttp"
 
-	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd/openapi"
 	"github.com/vspec/catalogue/httpd/publicid"
 )
@@ -76,14 +75,14 @@ func (s *Service) describe(v *view) *described {
 				"getVariantSpecs": OpSpecs.Price(), "search": OpSearch.Price(), "filterVariants": OpFilter.Price(), "compare": OpCompare.Price()}}
 	}
 	en := c.English()
-	for code := range c.Enums[enumIndexOf(c, "fuel")].Slugs {
+	for code := range c.Fuels() {
 		in.Fuels = append(in.Fuels, c.FuelSlug(uint8(code)))
 	}
-	for code := range c.Enums[enumIndexOf(c, "body")].Slugs {
+	for code := range c.Bodies() {
 		in.Bodies = append(in.Bodies, c.BodyLabel(en, uint8(code)))
 		in.BodySlugs = append(in.BodySlugs, c.BodySlug(uint8(code)))
 	}
-	for code := range c.Enums[enumIndexOf(c, "drive")].Slugs {
+	for code := range c.Drives() {
 		in.Drives = append(in.Drives, c.DriveSlug(uint8(code)))
 	}
 	d := &described{doc: openapi.Build(in)}
@@ -92,15 +91,6 @@ func (s *Service) describe(v *view) *described {
 	d.jsonETag = []byte(`"` + strconv.FormatUint(xxhash.Sum64(d.json), 16) + `"`)
 	d.htmlTag = []byte(`"` + strconv.FormatUint(xxhash.Sum64(d.html), 16) + `"`)
 	return d
-}
-
-func enumIndexOf(c *engine.Catalogue, key string) int {
-	for i, e := range c.Enums {
-		if e.Key == key {
-			return i
-		}
-	}
-	return 0
 }
 
 var publicCache = []byte("public, max-age=3600")
