@@ -55,8 +55,10 @@ func TestLimitExactUnderConcurrency(t *testing.T) {
 }
 
 func TestLimitCountsOnlyServed(t *testing.T) {
+	now := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC) // no minute turns during the test
 	e := newEnv(t, func(o *httpd.Options) {
 		o.Limits = map[access.Plan]access.Limits{access.PlanFree: {3, 1000, 1000}}
+		o.Now = func() time.Time { return now }
 	})
 	for i := 0; i < 10; i++ {
 		e.problem(e.get("/v1/variants/v_00000000", e.free), 404, "No variant")

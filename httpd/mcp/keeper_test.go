@@ -73,8 +73,12 @@ func TestKeyRefused(t *testing.T) {
 // TestKeyLimits: a key over its minute limit gets 429 at the HTTP level,
 // and only served calls count, as on REST.
 func TestKeyLimits(t *testing.T) {
+	// A fixed clock: a minute window that turned during the test (a slow
+	// run under the race detector) would let the fourth call through.
+	now := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC)
 	e := newEnv(t, func(c *config) {
 		c.rest.Limits = map[access.Plan]access.Limits{access.PlanApify: {3, 100, 1000}}
+		c.rest.Now = func() time.Time { return now }
 	})
 	cs := e.connect(e.apify)
 	id := e.raw(e.outside())
@@ -141,7 +145,8 @@ func TestMeteringUnavailable(t *testing.T) {
 // TestAnonymousLimit: tool calls without a key are limited per network,
 // paid or not; other requests and keyed calls are not.
 func TestAnonymousLimit(t *testing.T) {
-	e := newEnv(t, func(c *config) { c.mcp.AnonymousPerMinute = 3 })
+	now := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC) // no minute turns during the test
+	e := newEnv(t, func(c *config) { c.mcp.AnonymousPerMinute = 3; c.mcp.Now = func() time.Time { return now } })
 	body := toolCall(mcp.ToolSpecs, `{"id":"`+e.token(e.cat.Demo[0])+`"}`)
 	for i := 0; i < 3; i++ {
 		if res, b := e.post(body); res.StatusCode != 200 {
@@ -168,6 +173,7 @@ func TestAnonymousLimit(t *testing.T) {
 	e2 := e.with(t, func(c *config) {
 		c.mcp.AnonymousPerMinute = 1
 		c.mcp.TrustedProxies = loopback
+		c.mcp.Now = func() time.Time { return now }
 	})
 	for _, client := range []string{"192.0.2.1", "192.0.2.2"} {
 		if res, b := e2.post(body, "X-Forwarded-For", client); res.StatusCode != 200 {
