@@ -37,8 +37,9 @@ func apiKey(ctx *fasthttp.RequestCtx) []byte {
 // keyed wraps a handler of a key-requiring route: no or an unknown key is
 // 401, a key not yet active or revoked is 403, a key over one of its
 // plan's limits is 429, and while usage cannot be metered the request is
-// refused with 503 (fail closed). A call is counted only when it was
-// served (2xx or 304).
+// refused with 503 (fail closed). A call is counted only when it served a
+// body: a GET answered 2xx. A 304 and a HEAD are admitted like any call but
+// not counted, so clients that cache and revalidate are not charged for it.
 //
 // demo is the route's handler for demo keys: a request with a demo key is
 // answered by it and never reaches h, whatever the route.
@@ -67,7 +68,7 @@ func (s *Service) serveKeyed(ctx *fasthttp.RequestCtx, raw []byte, h, demo func(
 	} else {
 		h(ctx, rq)
 	}
-	if code := ctx.Response.StatusCode(); code >= 300 && code != fasthttp.StatusNotModified {
+	if code := ctx.Response.StatusCode(); code >= 300 || ctx.IsHead() {
 		ticket.Release()
 	}
 }

@@ -109,3 +109,34 @@ func TestMeteringFailsClosed(t *testing.T) {
 	}
 	t.Errorf("metering did not recover: %d", r.status)
 }
+
+// TestRevalidationIsFree: a 304 and a HEAD are admitted but not counted, so
+// a client that caches and revalidates is not charged for it; only GETs
+// answered 2xx use the quota.
+func TestRevalidationIsFree(t *testing.T) {
+	now := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC) // no minute turns during the test
+	e := newEnv(t, func(o *httpd.Options) {
+		o.Limits = map[access.Plan]access.Limits{access.PlanFree: {3, 1000, 1000}}
+		o.Now = func() time.Time { return now }
+	})
+	const p = "/v1/brands/volkswagen"
+	first := e.get(p, e.free)
+	tag := first.header["Etag"]
+	if first.status != 200 || tag == "" {
+		t.Fatalf("first GET: %d, ETag %q", first.status, tag)
+	}
+	for i := 0; i < 10; i++ {
+		if r := e.get(p, e.free, "If-None-Match", tag); r.status != 304 {
+			t.Fatalf("revalidation %d: %d", i, r.status)
+		}
+		if r := e.do("HEAD", p, e.free); r.status != 200 {
+			t.Fatalf("HEAD %d: %d", i, r.status)
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if r := e.get(p, e.free); r.status != 200 {
+			t.Fatalf("GET %d after 20 free revalidations: %d (they were counted)", i+2, r.status)
+		}
+	}
+	e.problem(e.get(p, e.free), 429, "3 calls per minute")
+}

@@ -166,4 +166,4 @@ func agentText(url string) string {
 
 const decisionsText = `## Decisions
 
-Parameters are strict: an unknown or repeated parameter is a 400 naming it. Lists are keyset-paged with opaque cursors bound to the list. Catalogue responses carry strong ETags (304 on If-None-Match), Cache-Control and Vary, and are compressed with br, zstd or gzip when accepted. Limits per key and window are reported in RateLimit and RateLimit-Policy; a 429 names the window; a 503 is our failure, never a signal to throttle.`
+Parameters are strict: an unknown or repeated parameter is a 400 naming it. Lists are keyset-paged with opaque cursors bound to the list. Catalogue responses carry strong ETags (304 on If-None-Match), Cache-Control and Vary, and are compressed with br, zstd or gzip when accepted. Limits per key and window are reported in RateLimit and RateLimit-Policy; only a GET answered 2xx is counted (a 304 or a HEAD is not); a 429 names the window; a 503 is our failure, never a signal to throttle.`

@@ -134,7 +134,7 @@ func (b *builder) operations() {
 		"VariantSpecs of each car, in the order asked. One id that does not decode fails the whole call with 400 naming it; a well-formed id of no variant is a 404. `meta.last_synced_at` is the latest of the compared variants'. For a demo key, a car outside the set is a 403.",
 		[]obj{{"name": "ids", "in": "query", "required": true, "description": "2 to 4 variant ids separated by commas (spaces after commas allowed; repeating an id is allowed).", "schema": obj{"type": "string"}}, pref("locale"), pref("units")},
 		keyed(obj{"200": b.ok("The cars side by side.", envelope(obj{"type": "array", "items": ref("VariantSpecs"), "minItems": 2, "maxItems": 4}, false), ExCompare, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
-	b.get("/usage", "getUsage", "Utilities", "Get the calling key's usage", "The plan, its monthly quota and the calls counted this month (2xx and 304 only; this call included). Not part of the demo tier. `Cache-Control: no-store`.",
+	b.get("/usage", "getUsage", "Utilities", "Get the calling key's usage", "The plan, its monthly quota and the calls counted this month (GETs answered 2xx only: a 304 or a HEAD is not counted; this call included). Not part of the demo tier. `Cache-Control: no-store`.",
 		[]obj{pref("locale")}, keyed(obj{"200": b.ok("The usage.", envelope(ref("Usage"), false), ExUsage, false), "400": rref("BadRequest")}))
 	b.get("/export", "getExport", "Utilities", "Bulk export (never)", "Bulk data is never served by the API: always 403, with the licensing offer ("+b.in.LicensingURL+") in the detail.",
 		[]obj{pref("locale")}, keyed(obj{"400": rref("BadRequest")}))
