@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net"
+	"strconv"
 
 	"github.com/valyala/fasthttp"
 )
@@ -32,18 +33,21 @@ func requestConfig(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	if h.ContentLength() == -1 && hasField(h.RawHeaders(), fieldContentLength) {
 		h.SetConnectionClose()
 	}
-	if h.IsPost() && (bytes.Equal(h.RequestURI(), pathKeyRequest) || bytes.Equal(h.RequestURI(), pathKeyRequestAlias) ||
-		bytes.HasPrefix(h.RequestURI(), pathKeyRequestQuery) || bytes.HasPrefix(h.RequestURI(), pathKeyRequestAliasQuery)) {
-		return fasthttp.RequestConfig{MaxRequestBodySize: KeyRequestBodyBytes}
+	if h.IsPost() {
+		path := h.RequestURI()
+		if i := bytes.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+		if bytes.Equal(path, pathKeyRequest) || bytes.Equal(path, pathKeyRequestAlias) {
+			return fasthttp.RequestConfig{MaxRequestBodySize: KeyRequestBodyBytes}
+		}
 	}
 	return fasthttp.RequestConfig{MaxRequestBodySize: 1}
 }
 
 var (
-	pathKeyRequest           = []byte("/v1/keys/demo")
-	pathKeyRequestAlias      = []byte("/v1/keys")
-	pathKeyRequestQuery      = []byte("/v1/keys/demo?")
-	pathKeyRequestAliasQuery = []byte("/v1/keys?")
+	pathKeyRequest      = []byte("/v1/keys/demo")
+	pathKeyRequestAlias = []byte("/v1/keys")
 )
 
 // refuseFraming writes the problem for a request whose framing or shape no
@@ -117,7 +121,7 @@ func parseError(ctx *fasthttp.RequestCtx, err error) {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		detail := "This request takes no body."
 		if ctx.Request.Header.IsPost() {
-			detail = "The body is larger than the 16 KiB this endpoint accepts."
+			detail = "The body is larger than the " + strconv.Itoa(KeyRequestBodyBytes>>10) + " KiB this endpoint accepts."
 		}
 		problem(ctx, fasthttp.StatusRequestEntityTooLarge, "Content Too Large", detail)
 	case errors.As(err, &small):
