@@ -1,42 +1,65 @@
 package httpd
 
 import (
+	"encoding/binary"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/valyala/fasthttp"
 
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/engine/jsonenc"
 	"github.com/vspec/catalogue/httpd/publicid"
 )
 
-// The demo tier answers demo keys from the frozen 40-car set only: the
-// browse chain restricted to the set, variant detail without specs, specs,
-// images, compare and search inside the set, and GET /v1/demo. Every other
-// route, every car outside the set and every token that does not decode is
-// a 403 (never a 404) whose detail gives the upgrade path. Its handlers are
-// separate from the catalogue's (each route names its demo twin in routes),
-// and its responses come from the same serializers, so the shapes cannot
-// drift apart; the bodies that do not depend on paging are rendered once
-// per locale when a catalogue is installed.
+// The demo tier answers demo keys (and keyless MCP callers) from the
+// frozen 40-car set only: the browse chain restricted to the set, variant
+// detail without specs, specs, images, compare and search inside the set,
+// and GET /v1/demo. Every other route, every car outside the set and every
+// token that does not decode is a 403 (never a 404) whose detail gives the
+// upgrade path.
+//
+// Its operations (demo_ops.go) answer from a demoView alone: everything
+// they send is rendered when a catalogue is installed, by the catalogue's
+// own serializers (so the shapes cannot drift apart), and the view holds
+// no reference to the catalogue, so no code path of the demo tier can
+// reach a car outside the set.
 
-// demoView is the demo set of one installed catalogue.
+// demoView is the demo set of one installed catalogue, pre-rendered.
 type demoView struct {
-	variants, gens, models, brands map[uint32]bool // rows in the set
-	rows                           []uint32        // the 40 variant rows in demo order
-	set                            string          // the set in words
-	fuels                          []string        // fuel slugs represented, sorted
+	codec      *publicid.Codec
+	upgradeURL string
+	set        string // the set in words
+	langs      [][]byte
+	locales    map[string]int // locale code -> index into langs
+	english    int
+	synced     []byte // the catalogue's meta.last_synced_at
 
-	setBody     [][]byte       // GET /v1/demo per locale
-	detailBody  [][][]byte     // [locale][i] GET /v1/variants/{id}
-	specsBody   [2][][][]byte  // [imperial][locale][i] GET /v1/variants/{id}/specs
-	specsObject [2][][][]byte  // [imperial][locale][i] the VariantSpecs object alone, for compare
-	imagesBody  [][]byte       // [i] GET /v1/variants/{id}/images (locale en)
-	index       map[uint32]int // variant row -> i
-	searchText  [][]string     // [locale][i] folded "brand (localized and Latin) model generation display-name"
+	cars       map[uint32]int       // variant stable id -> index of the car, in demo order
+	brandList  demoList             // the brands of the set
+	brandItem  map[string][][]byte  // brand slug -> [locale] Brand object
+	modelLists map[string]*demoList // brand slug -> its models in the set
+	genLists   map[uint32]*demoList // model stable id -> its generations in the set
+	varLists   map[uint32]*demoList // generation stable id -> its variants in the set
+
+	carSynced   []int64         // [car] the car's meta.last_synced_at, Unix s
+	setBody     []rendered      // [locale] GET /v1/demo
+	detailBody  [][]rendered    // [locale][car] GET /v1/variants/{id}
+	specsBody   [2][][]rendered // [imperial][locale][car] GET /v1/variants/{id}/specs
+	specsObject [2][][][]byte   // [imperial][locale][car] the VariantSpecs object alone, for compare
+	imagesBody  [][]rendered    // [locale][car] GET /v1/variants/{id}/images
+	searchText  [][]string      // [locale][car] folded "brand (localized and Latin) model generation display-name"
+	searchItem  [][][]byte      // [locale][car] its SearchResult, score null
+}
+
+// demoList is one list of the demo set: its cursor binding's route and
+// parameter, and its items rendered in each locale, in the catalogue's
+// list order.
+type demoList struct {
+	route string
+	param []byte
+	items [][][]byte // [locale][i]
 }
 
 // demoSize is the size of a complete demo set.
@@ -44,114 +67,164 @@ const demoSize = 40
 
 // buildDemo derives and pre-renders the demo set of v, or returns nil when
 // the catalogue carries no complete one.
-func (s *Service) buildDemo(v *view) *demoView {
+func buildDemo(v *view, codec *publicid.Codec, upgradeURL string) *demoView {
 	c := v.cat
 	if len(c.Demo) != demoSize {
 		return nil
 	}
-	d := &demoView{variants: map[uint32]bool{}, gens: map[uint32]bool{}, models: map[uint32]bool{}, brands: map[uint32]bool{}, index: map[uint32]int{}}
-	fuels := map[string]bool{}
-	var brandOrder []uint32
-	modelsOf := map[uint32][]string{}
+	L := len(c.Locales)
+	d := &demoView{codec: codec, upgradeURL: upgradeURL, langs: v.localeBytes, locales: map[string]int{}, english: c.English(), synced: v.synced,
+		cars: map[uint32]int{}, brandItem: map[string][][]byte{}, modelLists: map[string]*demoList{}, genLists: map[uint32]*demoList{}, varLists: map[uint32]*demoList{}}
+	for i, l := range c.Locales {
+		d.locales[l] = i
+	}
+	inSet := map[uint32]bool{} // variant, generation, model and brand rows, by kind below
+	genIn, modelIn, brandIn := map[uint32]bool{}, map[uint32]bool{}, map[uint32]bool{}
 	for i, r := range c.Demo {
 		g := c.VarGen[r]
 		m := c.GenModel[g]
-		b := c.ModelBrand[m]
-		d.variants[r], d.gens[g] = true, true
-		if !d.models[m] {
-			modelsOf[b] = append(modelsOf[b], c.ModelName.String(m))
-		}
-		d.models[m] = true
-		if !d.brands[b] {
-			brandOrder = append(brandOrder, b)
-		}
-		d.brands[b] = true
-		d.rows = append(d.rows, r)
-		d.index[r] = i
-		fuels[c.FuelSlug(c.VarFuel[r])] = true
+		inSet[r], genIn[g], modelIn[m], brandIn[c.ModelBrand[m]] = true, true, true, true
+		d.cars[c.VarID[r]] = i
+		d.carSynced = append(d.carSynced, c.VarSyncedAt[r])
 	}
-	for f := range fuels {
-		d.fuels = append(d.fuels, f)
-	}
-	sort.Strings(d.fuels)
-	var parts []string
-	for _, b := range brandOrder {
-		parts = append(parts, c.BrandName.String(b)+" "+strings.Join(modelsOf[b], " and "))
-	}
-	d.set = strconv.Itoa(demoSize) + " cars: " + strings.Join(parts, ", ") + "; two generations of each model and two variants of each generation, covering " + strconv.Itoa(len(d.fuels)) + " fuel types."
+	d.set = demoSetWords(c)
 
 	rq := &request{v: v}
-	L := len(c.Locales)
-	d.setBody = make([][]byte, L)
-	d.detailBody = make([][][]byte, L)
-	for k := 0; k < 2; k++ {
-		d.specsBody[k] = make([][][]byte, L)
+	perLocale := func(render func(li int) []byte) [][]byte {
+		out := make([][]byte, L)
+		for li := range out {
+			rq.locale, rq.lang, rq.imperial, rq.synced, rq.syncedText = li, v.localeBytes[li], false, 0, v.synced
+			out[li] = render(li)
+		}
+		return out
+	}
+	list := func(route string, param []byte, rows []uint32, keep map[uint32]bool, item func([]byte, uint32) []byte) *demoList {
+		l := &demoList{route: route, param: param, items: make([][][]byte, L)}
+		for _, r := range rows {
+			if keep[r] {
+				for li, b := range perLocale(func(int) []byte { return item(nil, r) }) {
+					l.items[li] = append(l.items[li], b)
+				}
+			}
+		}
+		return l
+	}
+	d.brandList = *list(routeBrands, nil, c.BrandsAfter(nil), brandIn, rq.appendBrand)
+	for b := range brandIn {
+		slug := c.BrandSlug.String(b)
+		d.brandItem[slug] = perLocale(func(int) []byte { return rq.appendBrand(nil, b) })
+		d.modelLists[slug] = list(routeModels, []byte(slug), c.ModelsAfter(b, nil), modelIn, rq.appendModel)
+	}
+	for m := range modelIn {
+		d.genLists[c.ModelID[m]] = list(routeGenerations, binary.LittleEndian.AppendUint32(nil, c.ModelID[m]), c.GenerationsAfter(m, nil), genIn, rq.appendGeneration)
+	}
+	for g := range genIn {
+		first, end := c.VariantsAfter(g, 0)
+		rows := make([]uint32, 0, end-first)
+		for r := first; r < end; r++ {
+			rows = append(rows, r)
+		}
+		d.varLists[c.GenID[g]] = list(routeVariants, binary.LittleEndian.AppendUint32(nil, c.GenID[g]), rows, inSet, rq.appendVariant)
+	}
+
+	fixed := func(b []byte) rendered { return rendered{body: b, sum: xxhash.Sum64(b)} }
+	d.setBody = make([]rendered, L)
+	for li, b := range perLocale(func(int) []byte { return renderDemoSet(rq, d, upgradeURL) }) {
+		d.setBody[li] = fixed(b)
+	}
+	d.detailBody = make([][]rendered, L)
+	d.imagesBody = make([][]rendered, L)
+	d.searchText = make([][]string, L)
+	d.searchItem = make([][][]byte, L)
+	for k := range d.specsBody {
+		d.specsBody[k] = make([][]rendered, L)
 		d.specsObject[k] = make([][][]byte, L)
 	}
 	for li := 0; li < L; li++ {
-		rq.locale = li
-		rq.imperial, rq.synced = false, 0
-		d.setBody[li] = s.renderDemoSet(rq, d)
-		d.detailBody[li] = make([][]byte, demoSize)
-		for k := 0; k < 2; k++ {
-			d.specsBody[k][li] = make([][]byte, demoSize)
-			d.specsObject[k][li] = make([][]byte, demoSize)
-		}
-		for i, r := range d.rows {
-			rq.imperial = false
-			rq.synced = c.VarSyncedAt[r]
-			b := append([]byte(`{"data":{`), nil...)
-			b = rq.appendVariantFields(b, r)
-			b = append(b, "},"...)
-			b = s.appendMeta(b, rq)
-			d.detailBody[li][i] = append(b, '}')
-			for k := 0; k < 2; k++ {
+		for _, r := range c.Demo {
+			rq.locale, rq.lang, rq.syncedText = li, v.localeBytes[li], v.synced
+			rq.imperial, rq.synced = false, c.VarSyncedAt[r]
+			b := rq.appendVariantFields(append([]byte(nil), `{"data":{`...), r)
+			b = rq.appendMeta(append(b, "},"...))
+			d.detailBody[li] = append(d.detailBody[li], fixed(append(b, '}')))
+			d.imagesBody[li] = append(d.imagesBody[li], fixed(rq.appendImages(nil, r)))
+			for k := range d.specsBody {
 				rq.imperial = k == 1
 				obj := rq.appendVariantSpecs(nil, r)
-				d.specsObject[k][li][i] = obj
+				d.specsObject[k][li] = append(d.specsObject[k][li], obj)
 				b := append(append([]byte(`{"data":`), obj...), ',')
-				b = s.appendMeta(b, rq)
-				d.specsBody[k][li][i] = append(b, '}')
+				d.specsBody[k][li] = append(d.specsBody[k][li], fixed(append(rq.appendMeta(b), '}')))
 			}
-		}
-	}
-	d.searchText = make([][]string, L)
-	for li := 0; li < L; li++ {
-		d.searchText[li] = make([]string, demoSize)
-		for i, r := range d.rows {
 			g := c.VarGen[r]
 			m := c.GenModel[g]
-			b := c.ModelBrand[m]
-			d.searchText[li][i] = engine.Fold(c.BrandDisplayName(li, b) + " " + c.BrandName.String(b) + " " + c.ModelName.String(m) + " " + c.GenName.String(g) + " " + c.VarName.String(r))
+			brand := c.ModelBrand[m]
+			d.searchText[li] = append(d.searchText[li], engine.Fold(c.BrandDisplayName(li, brand)+" "+c.BrandName.String(brand)+" "+
+				c.ModelName.String(m)+" "+c.GenName.String(g)+" "+c.VarName.String(r)))
+			d.searchItem[li] = append(d.searchItem[li], append(rq.appendSearchResult(nil, r), `,"score":null}`...))
 		}
-	}
-	rq.locale, rq.imperial = c.English(), false
-	d.imagesBody = make([][]byte, demoSize)
-	for i, r := range d.rows {
-		rq.synced = c.VarSyncedAt[r]
-		d.imagesBody[i] = s.renderImages(rq, r)
 	}
 	return d
 }
 
+// demoSetWords says what the demo set holds, for GET /v1/demo and the
+// activation answer.
+func demoSetWords(c *engine.Catalogue) string {
+	fuels := map[string]bool{}
+	var brandOrder []uint32
+	modelsOf := map[uint32][]string{}
+	seenModel := map[uint32]bool{}
+	for _, r := range c.Demo {
+		m := c.GenModel[c.VarGen[r]]
+		b := c.ModelBrand[m]
+		if len(modelsOf[b]) == 0 {
+			brandOrder = append(brandOrder, b)
+		}
+		if !seenModel[m] {
+			seenModel[m] = true
+			modelsOf[b] = append(modelsOf[b], c.ModelName.String(m))
+		}
+		fuels[c.FuelSlug(c.VarFuel[r])] = true
+	}
+	var parts []string
+	for _, b := range brandOrder {
+		parts = append(parts, c.BrandName.String(b)+" "+strings.Join(modelsOf[b], " and "))
+	}
+	return strconv.Itoa(demoSize) + " cars: " + strings.Join(parts, ", ") + "; two generations of each model and two variants of each generation, covering " +
+		strconv.Itoa(len(fuels)) + " fuel types."
+}
+
+// demoFuels are the fuel slugs the demo set represents, sorted.
+func demoFuels(c *engine.Catalogue) []string {
+	seen := map[string]bool{}
+	var fuels []string
+	for _, r := range c.Demo {
+		if f := c.FuelSlug(c.VarFuel[r]); !seen[f] {
+			seen[f] = true
+			fuels = append(fuels, f)
+		}
+	}
+	sort.Strings(fuels)
+	return fuels
+}
+
 // renderDemoSet renders GET /v1/demo in rq's locale.
-func (s *Service) renderDemoSet(rq *request, d *demoView) []byte {
+func renderDemoSet(rq *request, d *demoView, upgradeURL string) []byte {
 	c := rq.v.cat
 	b := append([]byte(nil), `{"data":{"variant_count":`...)
 	b = strconv.AppendInt(b, demoSize, 10)
 	b = append(b, `,"set":`...)
 	b = jsonenc.AppendString(b, d.set)
 	b = append(b, `,"fuels":[`...)
-	for i, f := range d.fuels {
+	for i, f := range demoFuels(c) {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = jsonenc.AppendString(b, f)
 	}
 	b = append(b, `],"upgrade":`...)
-	b = jsonenc.AppendString(b, "The demo covers these 40 cars only. For the full catalogue of "+strconv.Itoa(len(c.VarID))+" variants, see "+s.opts.UpgradeURL+".")
+	b = jsonenc.AppendString(b, "The demo covers these 40 cars only. For the full catalogue of "+strconv.Itoa(len(c.VarID))+" variants, see "+upgradeURL+".")
 	b = append(b, `,"variants":[`...)
-	for i, r := range d.rows {
+	for i, r := range c.Demo {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -190,225 +263,6 @@ func (s *Service) renderDemoSet(rq *request, d *demoView) []byte {
 		b = append(b, '}')
 	}
 	b = append(b, "]},"...)
-	b = s.appendMeta(b, rq)
+	b = rq.appendMeta(b)
 	return append(b, '}')
-}
-
-// demoFor returns the demo view, or writes the 503 of a set being rebuilt.
-func (s *Service) demoFor(ctx *fasthttp.RequestCtx, rq *request) *demoView {
-	if d := rq.v.demo; d != nil {
-		return d
-	}
-	ctx.Response.Header.SetBytesKV(headerRetryAfter, []byte("300"))
-	problem(ctx, fasthttp.StatusServiceUnavailable, "Service Unavailable",
-		"The demo set is being rebuilt. Your demo key is fine: retry in 5 minutes.")
-	return nil
-}
-
-// sendFixed sends a pre-rendered immutable body.
-func (s *Service) sendFixed(ctx *fasthttp.RequestCtx, rq *request, body []byte) {
-	s.send(ctx, rq, body, xxhash.Sum64(body), true)
-}
-
-func (s *Service) demoSet(ctx *fasthttp.RequestCtx, rq *request) {
-	if !s.parseQuery(ctx, rq, pLocale) {
-		return
-	}
-	if d := s.demoFor(ctx, rq); d != nil {
-		s.sendFixed(ctx, rq, d.setBody[rq.locale])
-	}
-}
-
-// demoForOthers answers GET /v1/demo for keys that are not demo keys.
-func (s *Service) demoForOthers(ctx *fasthttp.RequestCtx, rq *request) {
-	problem(ctx, fasthttp.StatusNotFound, "Not Found", "/v1/demo lists the demo set for demo keys; this key reaches the full catalogue.")
-}
-
-// demoOutside answers a route outside the demo tier.
-func (s *Service) demoOutside(ctx *fasthttp.RequestCtx, rq *request) {
-	problem(ctx, fasthttp.StatusForbidden, "Forbidden", string(ctx.Path())+" is not part of the demo tier: demo keys reach the 40 cars of the demo set (GET /v1/demo lists them). For the full catalogue, see "+s.opts.UpgradeURL+".")
-}
-
-// demoOutsideCar answers an id outside the demo set, or one that does not
-// decode.
-func (s *Service) demoOutsideCar(ctx *fasthttp.RequestCtx, rq *request) {
-	problem(ctx, fasthttp.StatusForbidden, "Forbidden", "This car is outside the demo set: demo keys reach the 40 cars GET /v1/demo lists. For the full catalogue, see "+s.opts.UpgradeURL+".")
-}
-
-// resolveID decodes an id segment; in the demo tier (d set) anything that
-// is not a car of the set is a 403, elsewhere a 404 as parseID says.
-func (s *Service) resolveID(ctx *fasthttp.RequestCtx, rq *request, kind publicid.Kind, seg []byte, d *demoView) (uint32, bool) {
-	if d == nil {
-		return s.parseID(ctx, rq, kind, seg)
-	}
-	id, ok := s.opts.Codec.Parse(kind, seg)
-	var row uint32
-	if ok {
-		c := rq.v.cat
-		switch kind {
-		case publicid.Variant:
-			row, ok = c.VariantRow(id)
-			ok = ok && d.variants[row]
-		case publicid.Generation:
-			row, ok = c.GenerationRow(id)
-			ok = ok && d.gens[row]
-		case publicid.Model:
-			row, ok = c.ModelRow(id)
-			ok = ok && d.models[row]
-		}
-	}
-	if !ok {
-		s.demoOutsideCar(ctx, rq)
-	}
-	return row, ok
-}
-
-// tier names the tier of a list in its cursor binding (see binding):
-// "demo" for the demo set, "full" for the catalogue (d nil).
-func (d *demoView) tier() string {
-	if d == nil {
-		return "full"
-	}
-	return "demo"
-}
-
-func (d *demoView) brandSet() map[uint32]bool {
-	if d == nil {
-		return nil
-	}
-	return d.brands
-}
-
-func (d *demoView) modelSet() map[uint32]bool {
-	if d == nil {
-		return nil
-	}
-	return d.models
-}
-
-func (d *demoView) genSet() map[uint32]bool {
-	if d == nil {
-		return nil
-	}
-	return d.gens
-}
-
-// keep returns rows, or in the demo tier the rows in set, at most
-// rq.limit+1 of them.
-func (d *demoView) keep(rq *request, rows []uint32, set map[uint32]bool) []uint32 {
-	if d == nil {
-		return rows
-	}
-	out := rq.rows[:0]
-	for _, r := range rows {
-		if set[r] {
-			out = append(out, r)
-			if len(out) > rq.limit {
-				break
-			}
-		}
-	}
-	rq.rows = out
-	return out
-}
-
-func (s *Service) demoBrands(ctx *fasthttp.RequestCtx, rq *request) {
-	if d := s.demoFor(ctx, rq); d != nil {
-		s.listBrands(ctx, rq, d)
-	}
-}
-
-func (s *Service) demoBrand(ctx *fasthttp.RequestCtx, rq *request) {
-	d := s.demoFor(ctx, rq)
-	if d == nil || !s.parseQuery(ctx, rq, pLocale) {
-		return
-	}
-	row, ok := rq.v.cat.BrandBySlug(string(pathSegment(ctx.Path(), 2)))
-	if !ok || !d.brands[row] {
-		s.demoOutsideCar(ctx, rq)
-		return
-	}
-	b := append(rq.buf[:0], `{"data":`...)
-	b = rq.appendBrand(b, row)
-	b = append(b, ',')
-	b = s.appendMeta(b, rq)
-	rq.buf = append(b, '}')
-	s.respond(ctx, rq)
-}
-
-func (s *Service) demoModels(ctx *fasthttp.RequestCtx, rq *request) {
-	if d := s.demoFor(ctx, rq); d != nil {
-		if _, ok := rq.v.cat.BrandBySlug(string(pathSegment(ctx.Path(), 2))); !ok {
-			s.demoOutsideCar(ctx, rq)
-			return
-		}
-		s.listModels(ctx, rq, d)
-	}
-}
-
-func (s *Service) demoGenerations(ctx *fasthttp.RequestCtx, rq *request) {
-	if d := s.demoFor(ctx, rq); d != nil {
-		s.listGenerations(ctx, rq, d)
-	}
-}
-
-func (s *Service) demoGenerationVariants(ctx *fasthttp.RequestCtx, rq *request) {
-	if d := s.demoFor(ctx, rq); d != nil {
-		s.listGenerationVariants(ctx, rq, d)
-	}
-}
-
-// demoVariant answers variant detail for a demo car: the summary fields,
-// without spec_count and specs.
-func (s *Service) demoVariant(ctx *fasthttp.RequestCtx, rq *request) {
-	d := s.demoFor(ctx, rq)
-	if d == nil || !s.parseQuery(ctx, rq, pLocale) {
-		return
-	}
-	if row, ok := s.resolveID(ctx, rq, publicid.Variant, pathSegment(ctx.Path(), 2), d); ok {
-		s.sendFixed(ctx, rq, d.detailBody[rq.locale][d.index[row]])
-	}
-}
-
-func (s *Service) demoVariantSpecs(ctx *fasthttp.RequestCtx, rq *request) {
-	d := s.demoFor(ctx, rq)
-	if d == nil || !s.parseQuery(ctx, rq, pLocale|pUnits) {
-		return
-	}
-	if row, ok := s.resolveID(ctx, rq, publicid.Variant, pathSegment(ctx.Path(), 2), d); ok {
-		s.sendFixed(ctx, rq, d.specsBody[boolIndex(rq.imperial)][rq.locale][d.index[row]])
-	}
-}
-
-func (s *Service) demoVariantImages(ctx *fasthttp.RequestCtx, rq *request) {
-	d := s.demoFor(ctx, rq)
-	if d == nil || !s.parseQuery(ctx, rq, pLocale) {
-		return
-	}
-	if row, ok := s.resolveID(ctx, rq, publicid.Variant, pathSegment(ctx.Path(), 2), d); ok {
-		if rq.locale == rq.v.cat.English() {
-			s.sendFixed(ctx, rq, d.imagesBody[d.index[row]])
-			return
-		}
-		rq.synced = rq.v.cat.VarSyncedAt[row]
-		rq.buf = s.renderImages(rq, row)
-		s.respond(ctx, rq)
-	}
-}
-
-// demoCompare compares cars of the demo set; one outside it, or an id that
-// does not decode, is a 403.
-func (s *Service) demoCompare(ctx *fasthttp.RequestCtx, rq *request) {
-	d := s.demoFor(ctx, rq)
-	if d == nil {
-		return
-	}
-	s.compareIn(ctx, rq, d)
-}
-
-func boolIndex(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

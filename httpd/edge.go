@@ -59,16 +59,15 @@ func refuseFraming(ctx *fasthttp.RequestCtx) bool {
 	h := &ctx.Request.Header
 	if h.ConnectionClose() && hasField(h.RawHeaders(), fieldTransferEncoding) && hasField(h.RawHeaders(), fieldContentLength) {
 		ctx.SetConnectionClose()
-		problem(ctx, fasthttp.StatusBadRequest, "Bad Request",
-			"The request has both Content-Length and Transfer-Encoding, which RFC 9112 forbids; the connection is closed.")
+		writeProblem(ctx, errorf(fasthttp.StatusBadRequest, "The request has both Content-Length and Transfer-Encoding, which RFC 9112 forbids; the connection is closed."))
 		return true
 	}
 	if (h.IsGet() || h.IsHead()) && (h.ContentLength() > 0 || len(ctx.Request.Body()) > 0) {
-		problem(ctx, fasthttp.StatusRequestEntityTooLarge, "Content Too Large", "A "+string(h.Method())+" request takes no body.")
+		writeProblem(ctx, errorf(fasthttp.StatusRequestEntityTooLarge, "A "+string(h.Method())+" request takes no body."))
 		return true
 	}
 	if uri := ctx.RequestURI(); bytes.IndexByte(uri, '%') >= 0 && encodedSlash(uri) {
-		problem(ctx, fasthttp.StatusNotFound, "Not Found", "The path contains an encoded slash (%2F), which is never a path separator here.")
+		writeProblem(ctx, errorf(fasthttp.StatusNotFound, "The path contains an encoded slash (%2F), which is never a path separator here."))
 		return true
 	}
 	return false
@@ -123,13 +122,12 @@ func parseError(ctx *fasthttp.RequestCtx, err error) {
 		if ctx.Request.Header.IsPost() {
 			detail = "The body is larger than the " + strconv.Itoa(KeyRequestBodyBytes>>10) + " KiB this endpoint accepts."
 		}
-		problem(ctx, fasthttp.StatusRequestEntityTooLarge, "Content Too Large", detail)
+		writeProblem(ctx, errorf(fasthttp.StatusRequestEntityTooLarge, detail))
 	case errors.As(err, &small):
-		problem(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge, "Request Header Fields Too Large",
-			"The request line and headers are larger than the server reads; shorten the query or the headers.")
+		writeProblem(ctx, errorf(fasthttp.StatusRequestHeaderFieldsTooLarge, "The request line and headers are larger than the server reads; shorten the query or the headers."))
 	case errors.As(err, &ne) && ne.Timeout():
-		problem(ctx, fasthttp.StatusRequestTimeout, "Request Timeout", "The request was not received in time.")
+		writeProblem(ctx, errorf(fasthttp.StatusRequestTimeout, "The request was not received in time."))
 	default:
-		problem(ctx, fasthttp.StatusBadRequest, "Bad Request", "The request could not be parsed as HTTP/1.1: "+truncate(err.Error(), 160)+".")
+		writeProblem(ctx, errorf(fasthttp.StatusBadRequest, "The request could not be parsed as HTTP/1.1: "+truncate(err.Error(), 160)+"."))
 	}
 }

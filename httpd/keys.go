@@ -18,11 +18,11 @@ import (
 // X-Forwarded-For line counts when the peer is a trusted proxy.
 func (s *Service) keyRequest(ctx *fasthttp.RequestCtx) {
 	if s.opts.KeyFlow == nil {
-		problem(ctx, fasthttp.StatusServiceUnavailable, "Service Unavailable", "Demo keys cannot be requested on this server.")
+		writeProblem(ctx, errorf(fasthttp.StatusServiceUnavailable, "Demo keys cannot be requested on this server."))
 		return
 	}
 	if ctx.QueryArgs().Len() > 0 {
-		problem(ctx, fasthttp.StatusBadRequest, "Bad Request", "This endpoint takes no query parameters: send the request as a JSON body.")
+		writeProblem(ctx, errorf(fasthttp.StatusBadRequest, "This endpoint takes no query parameters: send the request as a JSON body."))
 		return
 	}
 	network := keyflow.Network(peer(ctx), ctx.Request.Header.PeekAll("X-Forwarded-For"), s.opts.TrustedProxies)
@@ -37,18 +37,18 @@ func (s *Service) keyRequest(ctx *fasthttp.RequestCtx) {
 // keyVerify answers GET /v1/keys/demo/verify?t=: the key, shown once.
 func (s *Service) keyVerify(ctx *fasthttp.RequestCtx) {
 	if s.opts.KeyFlow == nil {
-		problem(ctx, fasthttp.StatusServiceUnavailable, "Service Unavailable", "Demo keys cannot be issued on this server.")
+		writeProblem(ctx, errorf(fasthttp.StatusServiceUnavailable, "Demo keys cannot be issued on this server."))
 		return
 	}
 	args := ctx.QueryArgs()
 	for k := range args.All() {
 		if string(k) != "t" {
-			problem(ctx, fasthttp.StatusBadRequest, "Bad Request", "The query parameter "+strconv.Quote(truncate(string(k), 64))+" is not a parameter of this endpoint; it takes t.")
+			writeProblem(ctx, errorf(fasthttp.StatusBadRequest, "The query parameter "+strconv.Quote(truncate(string(k), 64))+" is not a parameter of this endpoint; it takes t."))
 			return
 		}
 	}
 	if len(args.PeekMulti("t")) > 1 {
-		problem(ctx, fasthttp.StatusBadRequest, "Bad Request", `The query parameter "t" is given more than once.`)
+		writeProblem(ctx, errorf(fasthttp.StatusBadRequest, `The query parameter "t" is given more than once.`))
 		return
 	}
 	covers := "the 40 cars of the demo set"
@@ -70,23 +70,23 @@ func flowProblem(ctx *fasthttp.RequestCtx, p *keyflow.Problem) {
 	if p.Status == fasthttp.StatusUnsupportedMediaType {
 		ctx.Response.Header.Set("Accept-Post", keyflow.MediaType) // W3C LDP 1.0, section 7.1
 	}
-	problem(ctx, p.Status, fasthttp.StatusMessage(p.Status), p.Detail)
+	writeProblem(ctx, errorf(p.Status, p.Detail))
 }
 
 // sendJSON sends {data, meta} for the cold key routes, never cached.
 func (s *Service) sendJSON(ctx *fasthttp.RequestCtx, status int, data any) {
 	rq := getRequest()
 	defer putRequest(rq)
-	rq.v = s.view.Load()
-	rq.locale = rq.v.cat.English()
+	v := s.view.Load()
+	rq.lang, rq.syncedText = v.localeBytes[v.cat.English()], v.synced
 	d, err := json.Marshal(data)
 	if err != nil {
-		problem(ctx, fasthttp.StatusInternalServerError, "Internal Server Error", "")
+		writeProblem(ctx, errorf(fasthttp.StatusInternalServerError, ""))
 		return
 	}
 	b := append(append(rq.buf[:0], `{"data":`...), d...)
 	b = append(b, ',')
-	b = s.appendMeta(b, rq)
+	b = rq.appendMeta(b)
 	b = append(b, '}')
 	ctx.SetStatusCode(status)
 	ctx.Response.Header.SetContentTypeBytes(contentTypeJSON)

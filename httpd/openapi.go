@@ -2,6 +2,7 @@ package httpd
 
 import (
 	"encoding/json"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -25,13 +26,14 @@ type described struct {
 func (s *Service) describe(v *view) *described {
 	c := v.cat
 	ex := map[string]json.RawMessage{}
-	run := func(name, uri string, h func(*fasthttp.RequestCtx, *request)) {
-		var ctx fasthttp.RequestCtx
-		ctx.Request.SetRequestURI(uri)
-		rq := &request{v: v}
-		h(&ctx, rq)
-		if ctx.Response.StatusCode() < 300 {
-			ex[name] = append(json.RawMessage(nil), ctx.Response.Body()...)
+	// run renders an example with the operation itself, as an apify-less
+	// paid plan sees it.
+	run := func(name string, op *operation, path, query string) {
+		var args fasthttp.Args
+		args.Parse(query)
+		rq := &request{p: Params{Path: []byte(path)}}
+		if s.ops.answer(rq, v, op, tierFull, &args, false) == nil {
+			ex[name] = append(json.RawMessage(nil), rq.body...)
 		}
 	}
 	tok := func(kind publicid.Kind, id uint32) string { return s.opts.Codec.Token(kind, id) }
@@ -44,20 +46,20 @@ func (s *Service) describe(v *view) *described {
 	slug := c.BrandSlug.String(c.ModelBrand[model])
 	vt := tok(publicid.Variant, c.VarID[car])
 	ex[openapi.ExHealth] = healthBody(v)
-	run(openapi.ExBrands, "/v1/brands?limit=2", s.brands)
-	run(openapi.ExBrand, "/v1/brands/"+slug, s.brand)
-	run(openapi.ExModels, "/v1/brands/"+slug+"/models?limit=2", s.models)
-	run(openapi.ExGenerations, "/v1/models/"+tok(publicid.Model, c.ModelID[model])+"/generations?limit=2", s.generations)
-	run(openapi.ExVariants, "/v1/generations/"+tok(publicid.Generation, c.GenID[gen])+"/variants?limit=2", s.generationVariants)
-	run(openapi.ExVariantDetail, "/v1/variants/"+vt, s.variant)
-	run(openapi.ExVariantSpecs, "/v1/variants/"+vt+"/specs?locale=de", s.variantSpecs)
-	run(openapi.ExImages, "/v1/variants/"+vt+"/images", s.variantImages)
-	run(openapi.ExPrices, "/v1/variants/"+vt+"/prices", s.variantPrices)
-	run(openapi.ExSpecCatalog, "/v1/specs/catalog?limit=3", s.specCatalog)
-	run(openapi.ExSearch, "/v1/search?q="+strings.ReplaceAll(c.ModelName.String(model), " ", "%20")+"&limit=2", s.search)
-	run(openapi.ExCompare, "/v1/compare?ids="+vt+","+tok(publicid.Variant, c.VarID[other]), s.compare)
+	run(openapi.ExBrands, opBrands, "", "limit=2")
+	run(openapi.ExBrand, opBrand, slug, "")
+	run(openapi.ExModels, opModels, slug, "limit=2")
+	run(openapi.ExGenerations, opGenerations, tok(publicid.Model, c.ModelID[model]), "limit=2")
+	run(openapi.ExVariants, opGenVariants, tok(publicid.Generation, c.GenID[gen]), "limit=2")
+	run(openapi.ExVariantDetail, opVariant, vt, "")
+	run(openapi.ExVariantSpecs, opSpecs, vt, "locale=de")
+	run(openapi.ExImages, opImages, vt, "")
+	run(openapi.ExPrices, opPrices, vt, "")
+	run(openapi.ExSpecCatalog, opSpecCatalog, "", "limit=3")
+	run(openapi.ExSearch, opSearch, "", "q="+url.QueryEscape(c.ModelName.String(model))+"&limit=2")
+	run(openapi.ExCompare, opCompare, "", "ids="+vt+","+tok(publicid.Variant, c.VarID[other]))
 	if v.demo != nil {
-		ex[openapi.ExDemoSet] = v.demo.setBody[c.English()]
+		ex[openapi.ExDemoSet] = v.demo.setBody[c.English()].body
 	}
 	meta := `"meta":{"last_synced_at":"` + string(v.synced) + `","locale":"en","units":"metric"}`
 	ex[openapi.ExUsage] = json.RawMessage(`{"data":{"plan":"apify","quota":100000,"used":1284,"resets_at":"2026-12-01T00:00:00Z"},` + meta + `}`)
@@ -75,15 +77,13 @@ func (s *Service) describe(v *view) *described {
 				"getVariantSpecs": OpSpecs.Price(), "search": OpSearch.Price(), "filterVariants": OpFilter.Price(), "compare": OpCompare.Price()}}
 	}
 	en := c.English()
-	for code := range c.Fuels() {
-		in.Fuels = append(in.Fuels, c.FuelSlug(uint8(code)))
-	}
+	in.Fuels, in.BodySlugs, in.Drives = v.vocab[fuels], v.vocab[bodies], v.vocab[drives]
 	for code := range c.Bodies() {
 		in.Bodies = append(in.Bodies, c.BodyLabel(en, uint8(code)))
-		in.BodySlugs = append(in.BodySlugs, c.BodySlug(uint8(code)))
 	}
-	for code := range c.Drives() {
-		in.Drives = append(in.Drives, c.DriveSlug(uint8(code)))
+	in.Parameters = map[string][]map[string]any{}
+	for _, op := range keyedOperations {
+		in.Parameters[op.id] = openAPIParameters(op.params, v.vocab)
 	}
 	d := &described{doc: openapi.Build(in)}
 	d.json, _ = json.Marshal(d.doc)

@@ -159,6 +159,11 @@ func (rq *request) appendGeneration(dst []byte, row uint32) []byte {
 	return append(dst, '}')
 }
 
+// appendVariant appends a Variant object: the summary of every list.
+func (rq *request) appendVariant(dst []byte, row uint32) []byte {
+	return append(rq.appendVariantFields(append(dst, '{'), row), '}')
+}
+
 // appendVariantFields appends the summary fields of a variant, without
 // braces: the Variant projection of every list.
 func (rq *request) appendVariantFields(dst []byte, row uint32) []byte {

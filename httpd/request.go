@@ -1,29 +1,30 @@
 package httpd
 
 import (
-	"strconv"
 	"sync"
 
-	"github.com/valyala/fasthttp"
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd/access"
 )
 
-// request is the per-request scratch: the view the request answers from,
-// the caller, the parsed common parameters and the buffers the response is
-// rendered into. It comes from a pool and goes back when the handler
-// returns; nothing may keep a reference to it or its buffers afterwards.
+// request is the per-call scratch: the view the call answers from, the
+// caller, the parsed parameters, the buffers the answer is rendered into
+// and the answer itself. It comes from a pool and goes back when the
+// transport has sent the answer; nothing may keep a reference to it or its
+// buffers afterwards.
 type request struct {
-	v   *view
+	v   *view // the full catalogue; nil in the demo tier, which answers from its own view
 	key *access.Key
 	raw bool // the caller sees and sends raw integer ids (apify plan)
+	p   Params
 
-	locale   int    // index into the catalogue's locales
-	imperial bool   // units=imperial applied
-	limit    int    // page size, 1..maxLimit
-	cursor   []byte // cursor as sent, a view into the request
-	synced   int64  // meta.last_synced_at override (Unix s), 0 = the catalogue's
+	locale     int    // index into the locales
+	lang       []byte // the locale's code: meta.locale and Content-Language
+	imperial   bool   // units=imperial applied
+	synced     int64  // meta.last_synced_at override (Unix s), 0 = syncedText
+	syncedText []byte // the catalogue's meta.last_synced_at, RFC 3339
 
 	rows    []uint32             // result rows of filters and searches
 	matches []engine.SearchMatch // search results
@@ -33,6 +34,13 @@ type request struct {
 	pos []byte // cursor positions
 	tmp []byte
 	hdr []byte // header values
+
+	// The answer: body, its xxHash, and whether it is immutable (cached or
+	// pre-rendered, sent without a copy) or never to be cached.
+	body    []byte
+	sum     uint64
+	fixed   bool
+	noStore bool
 }
 
 var requestPool = sync.Pool{New: func() any {
@@ -49,122 +57,89 @@ func putRequest(rq *request) {
 	requestPool.Put(rq)
 }
 
-// Query parameters.
+// done makes rq.buf the answer.
+func (rq *request) done() error {
+	rq.body, rq.sum, rq.fixed = rq.buf, xxhash.Sum64(rq.buf), false
+	return nil
+}
 
-// param is a bit set of the query parameters a route accepts.
-type param uint16
+// doneFixed makes an immutable body, whose xxHash is sum, the answer.
+func (rq *request) doneFixed(body []byte, sum uint64) error {
+	rq.body, rq.sum, rq.fixed = body, sum, true
+	return nil
+}
 
+// object closes b, `{"data":` and one object, with meta: the answer.
+func (rq *request) object(b []byte) error {
+	b = append(b, ',')
+	b = rq.appendMeta(b)
+	rq.buf = append(b, '}')
+	return rq.done()
+}
+
+// appendMeta appends the meta object of a success body.
+func (rq *request) appendMeta(dst []byte) []byte {
+	dst = append(dst, `"meta":{"last_synced_at":"`...)
+	if rq.synced != 0 {
+		dst = appendRFC3339(dst, rq.synced)
+	} else {
+		dst = append(dst, rq.syncedText...)
+	}
+	dst = append(dst, `","locale":"`...)
+	dst = append(dst, rq.lang...) // locale codes need no escaping
+	if rq.imperial {
+		return append(dst, `","units":"imperial"}`...)
+	}
+	return append(dst, `","units":"metric"}`...)
+}
+
+// Routes whose rendered bodies are cached, for bodyKey.
 const (
-	pLocale param = 1 << iota
-	pLimit
-	pCursor
-	pUnits
+	cachedVariant uint64 = 1
+	cachedSpecs   uint64 = 2
 )
 
-var paramNames = []struct {
-	p    param
-	name string
-}{{pLocale, "locale"}, {pLimit, "limit"}, {pCursor, "cursor"}, {pUnits, "units"}}
-
-const (
-	defaultLimit = 50
-	maxLimit     = 50
-)
-
-// parseQuery reads the common parameters a route accepts and refuses, with
-// a 400 naming it, any parameter it does not accept, a repeated one, a
-// limit that is not an integer or is below 1, and an unknown units value.
-// It returns false when it wrote a problem.
-func (s *Service) parseQuery(ctx *fasthttp.RequestCtx, rq *request, accept param) bool {
-	return s.parseQueryExcept(ctx, rq, accept, nil)
+// bodyKey identifies a rendered single-variant body exactly: the view, the
+// route, the id view, the units, the locale and the row, packed into 64
+// bits, so two different bodies can never share a key.
+func (rq *request) bodyKey(route uint64, row uint32) uint64 {
+	k := uint64(rq.v.epoch)<<40 | route<<36 | uint64(rq.locale)<<26 | uint64(row)
+	if rq.raw {
+		k |= 1 << 25
+	}
+	if rq.imperial {
+		k |= 1 << 24
+	}
+	return k
 }
 
-// parseQueryExcept is parseQuery for a route with its own parameters, which
-// it leaves to the route.
-func (s *Service) parseQueryExcept(ctx *fasthttp.RequestCtx, rq *request, accept param, own []string) bool {
-	rq.locale = rq.v.cat.English()
-	rq.limit = defaultLimit
-	var seen param
-	for k, v := range ctx.QueryArgs().All() {
-		var p param
-		for _, pn := range paramNames {
-			if string(k) == pn.name {
-				p = pn.p
-			}
-		}
-		isOwn := false
-		for _, o := range own {
-			if string(k) == o {
-				isOwn = true
-			}
-		}
-		if isOwn {
-			continue
-		}
-		if p == 0 || accept&p == 0 {
-			badParam(ctx, rq, k, "is not a parameter of this endpoint"+acceptedList(accept))
-			return false
-		}
-		if seen&p != 0 {
-			badParam(ctx, rq, k, "is given more than once")
-			return false
-		}
-		seen |= p
-		switch p {
-		case pLocale:
-			// Any value that is not a published locale silently falls back
-			// to English, as the contract says; meta.locale tells.
-			rq.locale = rq.v.cat.LocaleOrEnglish(string(v))
-		case pLimit:
-			n, err := strconv.Atoi(string(v))
-			if err != nil {
-				badParam(ctx, rq, k, "must be an integer from 1 to 50 (values above 50 are clamped to 50)")
-				return false
-			}
-			if n < 1 {
-				badParam(ctx, rq, k, "must be at least 1 (values above 50 are clamped to 50)")
-				return false
-			}
-			rq.limit = min(n, maxLimit)
-		case pCursor:
-			rq.cursor = v
-		case pUnits:
-			switch string(v) {
-			case "metric":
-			case "imperial":
-				rq.imperial = true
-			default:
-				badParam(ctx, rq, k, "must be metric or imperial")
-				return false
-			}
-		}
-	}
-	return true
+// rendered is an immutable rendered body and its content hash.
+type rendered struct {
+	body []byte
+	sum  uint64
 }
 
-func acceptedList(accept param) string {
-	s := ""
-	for _, pn := range paramNames {
-		if accept&pn.p != 0 {
-			if s != "" {
-				s += ", "
-			}
-			s += pn.name
-		}
+// cached makes the cached body of key the answer and reports true, or
+// reports false so that the operation renders it and calls store.
+func (o *operations) cached(rq *request, key uint64) bool {
+	if o.bodies == nil {
+		return false
 	}
-	if s == "" {
-		return "; it takes no query parameters"
+	r, ok := o.bodies.Get(key)
+	if ok {
+		rq.doneFixed(r.body, r.sum)
 	}
-	return "; it accepts " + s
+	return ok
 }
 
-func badParam(ctx *fasthttp.RequestCtx, rq *request, name []byte, what string) {
-	problem(ctx, fasthttp.StatusBadRequest, "Bad Request", "The query parameter "+strconv.Quote(truncate(string(name), 64))+" "+what+".")
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+// store makes rq.buf the answer and keeps an immutable copy under key.
+func (o *operations) store(rq *request, key uint64) {
+	if o.bodies == nil {
+		rq.done()
+		return
 	}
-	return s[:n] + "…"
+	r := &rendered{body: append([]byte(nil), rq.buf...)}
+	r.sum = xxhash.Sum64(r.body)
+	o.bodies.Set(key, r, int64(len(r.body))+64)
+	rq.doneFixed(r.body, r.sum)
 }

@@ -3,10 +3,7 @@ package httpd
 import (
 	"bytes"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/valyala/fasthttp"
-
-	"github.com/vspec/catalogue/engine/jsonenc"
 )
 
 // encoding is a content coding the server can produce.
@@ -39,81 +36,29 @@ var (
 	contentTypeJSON       = []byte("application/json; charset=utf-8")
 )
 
-// respond sends rq.buf as the 200 body of a keyed catalogue response, with
-// a strong ETag, Cache-Control and Vary, answering If-None-Match with 304
-// and compressing when the client accepts it.
-//
-// The ETag is the xxHash of the rendered bytes, so it changes exactly when
-// the representation does (another snapshot, locale, units, id view, page)
-// and differs per content coding, as a strong validator must.
-func (s *Service) respond(ctx *fasthttp.RequestCtx, rq *request) {
-	s.send(ctx, rq, rq.buf, xxhash.Sum64(rq.buf), false)
-}
-
-// Routes whose rendered bodies are cached, for bodyKey.
-const (
-	cachedVariant uint64 = 1
-	cachedSpecs   uint64 = 2
-)
-
-// bodyKey identifies a rendered single-variant body exactly: the view, the
-// route, the id view, the units, the locale and the row, packed into 64
-// bits, so two different bodies can never share a key.
-func (rq *request) bodyKey(route uint64, row uint32) uint64 {
-	k := uint64(rq.v.epoch)<<40 | route<<36 | uint64(rq.locale)<<26 | uint64(row)
-	if rq.raw {
-		k |= 1 << 25
-	}
-	if rq.imperial {
-		k |= 1 << 24
-	}
-	return k
-}
-
-// cached sends the cached body of key and reports true, or reports false
-// so that the caller renders it and calls store.
-func (s *Service) cached(ctx *fasthttp.RequestCtx, rq *request, key uint64) bool {
-	if s.bodies == nil {
-		return false
-	}
-	r, ok := s.bodies.Get(key)
-	if !ok {
-		return false
-	}
-	s.send(ctx, rq, r.body, r.sum, true)
-	return true
-}
-
-// store sends rq.buf and keeps an immutable copy under key.
-func (s *Service) store(ctx *fasthttp.RequestCtx, rq *request, key uint64) {
-	if s.bodies == nil {
-		s.respond(ctx, rq)
-		return
-	}
-	r := &rendered{body: append([]byte(nil), rq.buf...)}
-	r.sum = xxhash.Sum64(r.body)
-	s.bodies.Set(key, r, int64(len(r.body))+64)
-	s.send(ctx, rq, r.body, r.sum, true)
-}
-
-// send sends body, whose xxHash is sum, as the 200 body of a keyed
-// catalogue response, with a strong ETag, Cache-Control and Vary, answering
+// send sends the answer of rq as the 200 body of a keyed catalogue
+// response, with a strong ETag, Cache-Control and Vary, answering
 // If-None-Match with 304 and compressing when the client accepts it. An
 // immutable body is sent without copying.
 //
 // The ETag is the xxHash of the rendered bytes, so it changes exactly when
 // the representation does (another snapshot, locale, units, id view, page)
 // and differs per content coding, as a strong validator must.
-func (s *Service) send(ctx *fasthttp.RequestCtx, rq *request, body []byte, sum uint64, immutable bool) {
+func (s *Service) send(ctx *fasthttp.RequestCtx, rq *request) {
+	body, sum, immutable := rq.body, rq.sum, rq.fixed
 	enc := encIdentity
 	if len(body) >= minCompress {
 		enc = negotiate(ctx.Request.Header.PeekBytes(headerAcceptEncoding))
 	}
 	h := &ctx.Response.Header
 	h.SetContentTypeBytes(contentTypeJSON)
-	h.SetBytesKV(headerCacheControl, s.maxAge)
+	if rq.noStore {
+		h.SetBytesKV(headerCacheControl, noStore)
+	} else {
+		h.SetBytesKV(headerCacheControl, s.maxAge)
+	}
 	h.SetBytesKV(headerVary, varyKeyed)
-	h.SetBytesKV(headerContentLanguage, rq.v.localeBytes[rq.locale])
+	h.SetBytesKV(headerContentLanguage, rq.lang)
 	tag := append(rq.tmp[:0], '"')
 	tag = appendHex64(tag, sum)
 	tag = append(tag, encSuffix[enc]...)
@@ -270,20 +215,4 @@ func parseQuality(b []byte) int {
 		return 0
 	}
 	return v
-}
-
-// appendMeta appends the meta object of a success response.
-func (s *Service) appendMeta(dst []byte, rq *request) []byte {
-	dst = append(dst, `"meta":{"last_synced_at":"`...)
-	if rq.synced != 0 {
-		dst = appendRFC3339(dst, rq.synced)
-	} else {
-		dst = append(dst, rq.v.synced...)
-	}
-	dst = append(dst, `","locale":`...)
-	dst = jsonenc.AppendString(dst, rq.v.cat.Locales[rq.locale])
-	if rq.imperial {
-		return append(dst, `,"units":"imperial"}`...)
-	}
-	return append(dst, `,"units":"metric"}`...)
 }

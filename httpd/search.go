@@ -1,77 +1,36 @@
 package httpd
 
 import (
-	"bytes"
 	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
-
-	"github.com/valyala/fasthttp"
 
 	"github.com/vspec/catalogue/engine"
-
 	"github.com/vspec/catalogue/engine/jsonenc"
 )
-
-const (
-	routeSearch    = "search"
-	maxQueryLength = 200 // characters of q
-)
-
-// searchQuery reads q: required, not empty, at most 200 characters.
-func (s *Service) searchQuery(ctx *fasthttp.RequestCtx, rq *request) (string, bool) {
-	if !s.parseQueryExcept(ctx, rq, pLocale|pLimit|pCursor, []string{"q"}) {
-		return "", false
-	}
-	args := ctx.QueryArgs()
-	if len(args.PeekMulti("q")) > 1 {
-		badParam(ctx, rq, []byte("q"), "is given more than once")
-		return "", false
-	}
-	q := string(bytes.TrimSpace(args.Peek("q")))
-	if q == "" {
-		problem(ctx, fasthttp.StatusBadRequest, "Bad Request", `The query parameter "q" is required: the text to search for, at least one character.`)
-		return "", false
-	}
-	if n := utf8.RuneCountInString(q); n > maxQueryLength {
-		problem(ctx, fasthttp.StatusBadRequest, "Bad Request", `The query parameter "q" is `+strconv.Itoa(n)+` characters long; at most 200 are searched.`)
-		return "", false
-	}
-	return q, true
-}
 
 // search answers GET /v1/search: typeahead over brand, model and display
 // name, scored as PostgreSQL pg_trgm's word_similarity(q, text), best first,
 // then by text and stable id; a query with no letter or digit returns an
 // empty list, never everything.
-func (s *Service) search(ctx *fasthttp.RequestCtx, rq *request) {
-	q, ok := s.searchQuery(ctx, rq)
-	if !ok {
-		return
-	}
+func (o *operations) search(rq *request, p *Params) error {
 	c := rq.v.cat
-	folded := c.SearchQuery(q, rq.locale)
-	bind := s.binding(rq, nil, routeSearch, []byte(folded))
+	folded := c.SearchQuery(string(p.Q), rq.locale)
+	bind := binding(o.codec, tierFull, routeSearch, []byte(folded), rq.lang)
 	var after *engine.SearchPosition
-	if k, ok := engine.ParseSearchKey(s.openCursor(rq, bind)); ok {
-		after = &engine.SearchPosition{Score: k.Score, Text: k.Text}
-		row, found := c.RowAtOrBefore(k.ID)
-		if !found {
-			after = nil // every variant now sorts after the cursor's: start again
-		}
-		if after != nil {
-			after.Row = row
+	if k, ok := engine.ParseSearchKey(openCursor(o.codec, rq, p.Cursor, bind)); ok {
+		// A cursor whose variant is gone restarts: every variant now sorts
+		// after it.
+		if row, found := c.RowAtOrBefore(k.ID); found {
+			after = &engine.SearchPosition{Score: k.Score, Text: k.Text, Row: row}
 		}
 	}
 	var matches []engine.SearchMatch
 	if after == nil {
-		matches = s.firstSearchPage(rq, folded)
+		matches = o.firstSearchPage(rq, folded, p.Limit)
 	} else {
-		matches = c.Search(rq.matches[:0], folded, s.opts.SearchThreshold, after, rq.limit)
+		matches = c.Search(rq.matches[:0], folded, o.threshold, after, p.Limit)
 		rq.matches = matches
 	}
-	n := min(len(matches), rq.limit)
+	n := min(len(matches), p.Limit)
 	b := append(rq.buf[:0], `{"data":[`...)
 	for i, m := range matches[:n] {
 		if i > 0 {
@@ -88,7 +47,7 @@ func (s *Service) search(ctx *fasthttp.RequestCtx, rq *request) {
 		next = engine.SearchKey{Score: last.Score, ID: c.VarID[last.Row], Text: c.SearchText(last.Row)}.AppendPosition(rq.tmp[:0])
 		rq.tmp = next
 	}
-	s.listEnd(ctx, rq, b, bind, next)
+	return listEnd(o.codec, rq, b, bind, next)
 }
 
 // appendSearchResult appends a SearchResult without its closing brace.
@@ -111,61 +70,3 @@ func (rq *request) appendSearchResult(b []byte, row uint32) []byte {
 	b = append(b, `,"year_to":`...)
 	return appendYear(b, c.GenYearEnd[g])
 }
-
-// demoSearch is the demo tier's search: a substring match of the folded
-// query over the folded "brand model generation display-name" of the 40
-// cars (the brand as the locale writes it and in Latin), in demo order.
-// score is null: there is no ranking.
-func (s *Service) demoSearch(ctx *fasthttp.RequestCtx, rq *request) {
-	d := s.demoFor(ctx, rq)
-	if d == nil {
-		return
-	}
-	q, ok := s.searchQuery(ctx, rq)
-	if !ok {
-		return
-	}
-	c := rq.v.cat
-	folded := engine.Fold(q)
-	bind := s.binding(rq, d, routeSearch, []byte(folded))
-	start := 0
-	if pos := s.openCursor(rq, bind); len(pos) == 1 {
-		start = int(pos[0])
-	}
-	rows := rq.rows[:0]
-	var at []int
-	if strings.IndexFunc(folded, isWordRune) >= 0 { // no letter or digit: nothing
-		for i, r := range d.rows {
-			if i >= start && strings.Contains(d.searchText[rq.locale][i], folded) {
-				rows = append(rows, r)
-				at = append(at, i)
-				if len(rows) > rq.limit {
-					break
-				}
-			}
-		}
-	}
-	rq.rows = rows
-	n := min(len(rows), rq.limit)
-	b := append(rq.buf[:0], `{"data":[`...)
-	for i, r := range rows[:n] {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = rq.appendSearchResult(b, r)
-		b = append(b, `,"score":null}`...)
-	}
-	var next []byte
-	if len(rows) > n {
-		next = append(rq.tmp[:0], byte(at[n-1]+1))
-		rq.tmp = next
-	}
-	_ = c
-	s.listEnd(ctx, rq, b, bind, next)
-}
-
-func isWordRune(r rune) bool {
-	return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 && (isLetterOrDigit(r))
-}
-
-func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

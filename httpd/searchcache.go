@@ -31,19 +31,19 @@ func searchKey(folded string, epoch uint32, limit int) uint64 {
 // firstSearchPage returns the first page of matches of folded on the
 // request's catalogue, from the cache when it holds it. The slice returned
 // must not be modified.
-func (s *Service) firstSearchPage(rq *request, folded string) []engine.SearchMatch {
-	key := searchKey(folded, rq.v.epoch, rq.limit)
-	if s.searches != nil {
-		if p, ok := s.searches.Get(key); ok && p.folded == folded && p.epoch == rq.v.epoch && p.limit == rq.limit {
+func (o *operations) firstSearchPage(rq *request, folded string, limit int) []engine.SearchMatch {
+	key := searchKey(folded, rq.v.epoch, limit)
+	if o.searches != nil {
+		if p, ok := o.searches.Get(key); ok && p.folded == folded && p.epoch == rq.v.epoch && p.limit == limit {
 			return p.matches
 		}
 	}
-	matches := rq.v.cat.Search(rq.matches[:0], folded, s.opts.SearchThreshold, nil, rq.limit)
+	matches := rq.v.cat.Search(rq.matches[:0], folded, o.threshold, nil, limit)
 	rq.matches = matches
-	if s.searches != nil {
+	if o.searches != nil {
 		// The cache keeps its own copy: rq.matches is reused by the next request.
-		p := &searchPage{folded: folded, epoch: rq.v.epoch, limit: rq.limit, matches: append([]engine.SearchMatch(nil), matches...)}
-		s.searches.Set(key, p, int64(len(folded)+64+len(matches)*searchMatchBytes))
+		p := &searchPage{folded: folded, epoch: rq.v.epoch, limit: limit, matches: append([]engine.SearchMatch(nil), matches...)}
+		o.searches.Set(key, p, int64(len(folded)+64+len(matches)*searchMatchBytes))
 	}
 	return matches
 }

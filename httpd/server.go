@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -131,48 +132,19 @@ func (o *Options) SetDefaults() {
 	}
 }
 
-// Service answers the API from the catalogue installed last.
+// Service serves the API over REST from the catalogue installed last, and
+// answers the MCP adapter's calls (call.go).
 type Service struct {
 	opts       Options
+	ops        operations
 	view       atomic.Pointer[view]
-	handler    fasthttp.RequestHandler
-	cache      *ristretto.Cache[uint64, []byte]      // compressed bodies by content hash and coding
-	bodies     *ristretto.Cache[uint64, *rendered]   // rendered bodies by bodyKey
-	searches   *ristretto.Cache[uint64, *searchPage] // first-page search matches, see searchcache.go
-	epoch      atomic.Uint32                         // counts Install calls; part of every bodyKey
-	maxAge     []byte                                // "private, max-age=N"
-	policy     map[access.Plan][]byte                // RateLimit-Policy of each plan
-	limits     [4]access.Limits                      // by plan
-	registered []openapi.Operation                   // every route, for the description test
-	handlers   [numOperations]opHandlers             // the payable operations, for Invoke
-}
-
-// opHandlers are a payable operation's handler of the full catalogue and
-// its demo-tier twin.
-type opHandlers struct {
-	full, demo func(*fasthttp.RequestCtx, *request)
-}
-
-// rendered is an immutable rendered body and its content hash.
-type rendered struct {
-	body []byte
-	sum  uint64
-}
-
-// view is one installed catalogue with what the edge derives from it. A
-// request loads the view once and answers from it to the end.
-type view struct {
-	cat         *engine.Catalogue
-	varTok      []uint32 // token value of each variant row
-	genTok      []uint32
-	modelTok    []uint32
-	cdn         string
-	synced      []byte // meta.last_synced_at of the catalogue, RFC 3339
-	specs       specFragments
-	epoch       uint32    // distinguishes cached bodies of this view from earlier ones
-	demo        *demoView // nil when the catalogue carries no complete demo set
-	described   *described
-	localeBytes [][]byte
+	serve      fasthttp.RequestHandler
+	cache      *ristretto.Cache[uint64, []byte] // compressed bodies by content hash and coding
+	epoch      atomic.Uint32                    // counts Install calls; part of every bodyKey
+	maxAge     []byte                           // "private, max-age=N"
+	policy     map[access.Plan][]byte           // RateLimit-Policy of each plan
+	limits     [4]access.Limits                 // by plan
+	registered []openapi.Operation              // every route, for the description test
 }
 
 // New returns the service answering from c.
@@ -187,65 +159,43 @@ func New(c *engine.Catalogue, opts Options) (*Service, error) {
 		if l, ok := opts.Limits[p]; ok {
 			s.limits[p] = l
 		}
-		l := s.limitsOf(p)
+		l := &s.limits[p]
 		s.policy[p] = []byte(fmt.Sprintf(`"minute";q=%d;w=60, "day";q=%d;w=86400, "month";q=%d;w=2592000`, l[access.Minute], l[access.Day], l[access.Month]))
 	}
-	if opts.CompressedCacheBytes > 0 {
-		cache, err := ristretto.NewCache(&ristretto.Config[uint64, []byte]{
-			NumCounters: 100_000, MaxCost: opts.CompressedCacheBytes, BufferItems: 64,
-		})
-		if err != nil {
-			return nil, err
-		}
-		s.cache = cache
+	s.ops = operations{codec: opts.Codec, threshold: opts.SearchThreshold, limits: &s.limits, now: opts.Now,
+		licensing: opts.LicensingURL, upgradeURL: opts.UpgradeURL}
+	var err error
+	if s.cache, err = newCache[[]byte](opts.CompressedCacheBytes, 100_000); err != nil {
+		return nil, err
 	}
-	if opts.BodyCacheBytes > 0 {
-		bodies, err := ristretto.NewCache(&ristretto.Config[uint64, *rendered]{
-			NumCounters: 1_000_000, MaxCost: opts.BodyCacheBytes, BufferItems: 64,
-		})
-		if err != nil {
-			return nil, err
-		}
-		s.bodies = bodies
+	if s.ops.bodies, err = newCache[*rendered](opts.BodyCacheBytes, 1_000_000); err != nil {
+		return nil, err
 	}
-	if opts.SearchCacheBytes > 0 {
-		searches, err := ristretto.NewCache(&ristretto.Config[uint64, *searchPage]{
-			NumCounters: 200_000, MaxCost: opts.SearchCacheBytes, BufferItems: 64,
-		})
-		if err != nil {
-			return nil, err
-		}
-		s.searches = searches
+	if s.ops.searches, err = newCache[*searchPage](opts.SearchCacheBytes, 200_000); err != nil {
+		return nil, err
 	}
 	s.Install(c)
-	s.handler = s.routes()
+	s.serve = s.routes()
 	return s, nil
+}
+
+// newCache returns a cache of at most bytes, or nil when bytes is not
+// positive.
+func newCache[V any](bytes, counters int64) (*ristretto.Cache[uint64, V], error) {
+	if bytes <= 0 {
+		return nil, nil
+	}
+	return ristretto.NewCache(&ristretto.Config[uint64, V]{NumCounters: counters, MaxCost: bytes, BufferItems: 64})
 }
 
 // Install makes c the catalogue being served. Requests in flight finish on
 // the catalogue they started with.
 func (s *Service) Install(c *engine.Catalogue) {
-	v := &view{cat: c, cdn: c.Meta.CDNBase, epoch: s.epoch.Add(1)}
+	v := newView(c, s.opts.Codec, s.epoch.Add(1))
 	if s.opts.CDNBase != "" {
 		v.cdn = s.opts.CDNBase
 	}
-	codec := s.opts.Codec
-	tokens := func(ids []uint32, kind publicid.Kind) []uint32 {
-		t := make([]uint32, len(ids))
-		for i, id := range ids {
-			t[i] = codec.Encode(kind, id)
-		}
-		return t
-	}
-	v.varTok = tokens(c.VarID, publicid.Variant)
-	v.genTok = tokens(c.GenID, publicid.Generation)
-	v.modelTok = tokens(c.ModelID, publicid.Model)
-	v.synced = c.Meta.SyncedAt.UTC().AppendFormat(nil, time.RFC3339)
-	v.specs = newSpecFragments(c)
-	for _, l := range c.Locales {
-		v.localeBytes = append(v.localeBytes, []byte(l))
-	}
-	v.demo = s.buildDemo(v)
+	v.demo = buildDemo(v, s.opts.Codec, s.opts.UpgradeURL)
 	v.described = s.describe(v)
 	s.view.Store(v)
 }
@@ -254,14 +204,14 @@ func (s *Service) Install(c *engine.Catalogue) {
 // write (ristretto applies them asynchronously). Tests and benchmarks call
 // it to reach the steady state.
 func (s *Service) WaitCaches() {
-	if s.bodies != nil {
-		s.bodies.Wait()
+	if s.ops.bodies != nil {
+		s.ops.bodies.Wait()
 	}
 	if s.cache != nil {
 		s.cache.Wait()
 	}
-	if s.searches != nil {
-		s.searches.Wait()
+	if s.ops.searches != nil {
+		s.ops.searches.Wait()
 	}
 }
 
@@ -269,14 +219,14 @@ func (s *Service) WaitCaches() {
 func (s *Service) Catalogue() *engine.Catalogue { return s.view.Load().cat }
 
 // Handler returns the request handler.
-func (s *Service) Handler() fasthttp.RequestHandler { return s.handler }
+func (s *Service) Handler() fasthttp.RequestHandler { return s.serve }
 
 // Server returns a fasthttp server around the handler. Serve it on a
 // listener guarded by httpd/connguard: fasthttp's own accept loop ends on
 // the first descriptor exhaustion.
 func (s *Service) Server() *fasthttp.Server {
 	return &fasthttp.Server{
-		Handler:      s.handler,
+		Handler:      s.serve,
 		Name:         "catalogued",
 		ReadTimeout:  s.opts.ReadTimeout,
 		WriteTimeout: s.opts.WriteTimeout,
@@ -303,23 +253,8 @@ func (fasthttpLog) Printf(format string, args ...any) {
 	ratelog.Default.Printf("http", format, args...)
 }
 
-// route names identify lists for cursor bindings and are part of every
-// cursor's MAC: changing one invalidates cursors of that route.
-const (
-	routeBrands      = "brands"
-	routeModels      = "models"
-	routeGenerations = "generations"
-	routeVariants    = "gen-variants"
-	routeSpecCatalog = "spec-catalog"
-)
-
+// routes builds the REST routes: the map of the API.
 func (s *Service) routes() fasthttp.RequestHandler {
-	s.handlers = [numOperations]opHandlers{
-		OpSpecs:   {s.variantSpecs, s.demoVariantSpecs},
-		OpSearch:  {s.search, s.demoSearch},
-		OpFilter:  {s.variantsFilter, s.demoOutside},
-		OpCompare: {s.compare, s.demoCompare},
-	}
 	r := router.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
@@ -340,28 +275,16 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	post("/v1/keys/demo", s.keyRequest)
 	post("/v1/keys", s.keyRequest) // alias kept for cached pages and copied commands
 	get("/v1/keys/demo/verify", s.keyVerify)
-	// Each keyed route names its catalogue handler and its demo-tier twin.
-	get("/v1/brands", s.keyed(s.brands, s.demoBrands))
-	get("/v1/brands/{slug}", s.keyed(s.brand, s.demoBrand))
-	get("/v1/brands/{slug}/models", s.keyed(s.models, s.demoModels))
-	get("/v1/models/{id}/generations", s.keyed(s.generations, s.demoGenerations))
-	get("/v1/generations/{id}/variants", s.keyed(s.generationVariants, s.demoGenerationVariants))
-	get("/v1/variants", s.payable(OpFilter, s.variantsFilter, s.demoOutside))
-	get("/v1/compare", s.payable(OpCompare, s.compare, s.demoCompare))
-	get("/v1/search", s.payable(OpSearch, s.search, s.demoSearch))
-	get("/v1/variants/{id}", s.keyed(s.variant, s.demoVariant))
-	get("/v1/variants/{id}/specs", s.payable(OpSpecs, s.variantSpecs, s.demoVariantSpecs))
-	get("/v1/variants/{id}/images", s.keyed(s.variantImages, s.demoVariantImages))
-	get("/v1/variants/{id}/prices", s.keyed(s.variantPrices, s.demoOutside))
-	get("/v1/specs/catalog", s.keyed(s.specCatalog, s.demoOutside))
-	get("/v1/usage", s.keyed(s.usage, s.demoOutside))
-	get("/v1/export", s.keyed(s.export, s.demoOutside))
-	get("/v1/demo", s.keyed(s.demoForOthers, s.demoSet))
+	// The keyed operations (operation.go): each declares its route, its
+	// parameters and its answers from the catalogue and the demo set.
+	for _, op := range keyedOperations {
+		get(op.path, s.handler(op))
+	}
 	r.NotFound = s.notFound
 	r.MethodNotAllowed = s.methodNotAllowed
 	r.PanicHandler = s.panicked
 	slow := r.Handler
-	variant, specs := s.keyed(s.variant, s.demoVariant), s.payable(OpSpecs, s.variantSpecs, s.demoVariantSpecs)
+	variant, specs := s.handler(opVariant), s.handler(opSpecs)
 	// The two hottest reads skip the router: its {id} parameters cost three
 	// allocations per request (see BenchmarkRouting).
 	return func(ctx *fasthttp.RequestCtx) {
@@ -381,6 +304,22 @@ func (s *Service) routes() fasthttp.RequestHandler {
 		}
 		slow(ctx)
 	}
+}
+
+// health answers GET /v1/health: 200 while a catalogue is being served.
+func (s *Service) health(ctx *fasthttp.RequestCtx) {
+	ctx.SetBody(healthBody(s.view.Load()))
+	ctx.Response.Header.SetContentTypeBytes(contentTypeJSON)
+	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
+}
+
+func healthBody(v *view) []byte {
+	_, _, _, variants := v.cat.Counts()
+	b := append(make([]byte, 0, 160), `{"data":{"status":"ok","active_variants":`...)
+	b = strconv.AppendInt(b, int64(variants), 10)
+	b = append(b, `},"meta":{"last_synced_at":"`...)
+	b = append(b, v.synced...)
+	return append(b, `","locale":"en","units":"metric"}}`...)
 }
 
 // pathSegment returns segment n of a path ("/v1/variants/v_1/specs" has

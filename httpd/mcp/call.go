@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vspec/catalogue/httpd"
 )
 
-// run answers a tool call with its REST twin's answer for the caller the
+// run answers a tool call with its operation's answer for the caller the
 // keeper admitted. A success is the REST body as structuredContent with a
 // JSON text copy (answer). The body is not validated again against the
 // output schema here: the REST responses are validated against the OpenAPI
@@ -19,34 +18,34 @@ import (
 // that description (TestOutputSchemasMatchOpenAPI), and the tests here
 // validate every structuredContent they receive. Validating a 30 KB spec
 // sheet on every call cost 4 ms, twenty times the call itself.
-func (t *tools) run(ctx context.Context, req *sdk.CallToolRequest, tool string, call httpd.Call) (*sdk.CallToolResult, any, error) {
+func (t *tools) run(ctx context.Context, req *sdk.CallToolRequest, tool string, op httpd.Operation, in args) (*sdk.CallToolResult, any, error) {
 	turn := turnOf(ctx)
 	if turn == nil { // the keeper did not see this call: never answer it unchecked
 		return failure("This tool call was not admitted: send one tools/call per HTTP request."), nil, nil
 	}
 	if turn.key != nil {
-		a := t.svc.Invoke(call, httpd.Caller{Key: turn.key})
-		if !a.OK() {
-			return refusal(&a, ""), nil, nil
+		body, err := t.svc.Call(op, in, httpd.Caller{Key: turn.key})
+		if err != nil {
+			return refusal(err, ""), nil, nil
 		}
 		turn.served()
-		return answer(a.Body), nil, nil
+		return answer(body), nil, nil
 	}
 	if gate := t.svc.Payments(); gate != nil {
 		if raw, ok := req.Params.Meta[metaPayment]; ok {
-			return t.paid(ctx, gate, tool, call, raw)
+			return t.paid(ctx, gate, tool, op, in, raw)
 		}
 	}
-	a := t.svc.Invoke(call, httpd.Caller{})
+	body, err := t.svc.Call(op, in, httpd.Caller{})
 	switch {
-	case a.OK():
-		res := answer(a.Body)
+	case err == nil:
+		res := answer(body)
 		res.Content = append(res.Content, &sdk.TextContent{Text: t.demoNote()})
 		return res, nil, nil
-	case a.Status == http.StatusForbidden && t.svc.Payments() != nil:
-		return t.paymentRequired(tool, call.Op, "", ""), nil, nil
+	case err.Status == http.StatusForbidden && t.svc.Payments() != nil:
+		return t.paymentRequired(tool, op, "", ""), nil, nil
 	}
-	return refusal(&a, t.demoNote()), nil, nil
+	return refusal(err, t.demoNote()), nil, nil
 }
 
 // demoNote tells a caller without a key where its answer came from and how
@@ -65,14 +64,10 @@ func answer(body []byte) *sdk.CallToolResult {
 	return &sdk.CallToolResult{StructuredContent: json.RawMessage(body), Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}}
 }
 
-// refusal turns a REST error answer into a tool error saying what was
+// refusal turns an operation's error into a tool error saying what was
 // wrong, with a note appended when given.
-func refusal(a *httpd.Answer, note string) *sdk.CallToolResult {
-	p := detailOf(a)
-	text := p.Title + " (" + strconv.Itoa(p.Status) + ")"
-	if p.Detail != "" {
-		text += ": " + p.Detail
-	}
+func refusal(err *httpd.Error, note string) *sdk.CallToolResult {
+	text := err.Error()
 	if note != "" {
 		text += "\n\n" + note
 	}

@@ -104,13 +104,13 @@ func (k *keeper) keyed(w http.ResponseWriter, r *http.Request, key string, call 
 	t.close()
 }
 
-// refuse relays a REST refusal of a key.
-func (k *keeper) refuse(w http.ResponseWriter, a *httpd.Answer) {
+// refuse relays the refusal of a key.
+func (k *keeper) refuse(w http.ResponseWriter, e *httpd.Error) {
 	var extra http.Header
-	if a.Status == http.StatusUnauthorized {
+	if e.Status == http.StatusUnauthorized {
 		extra = http.Header{"Www-Authenticate": {k.challenge}}
 	}
-	writeAnswer(w, a, extra)
+	writeError(w, e, extra)
 }
 
 func (k *keeper) unauthorized(w http.ResponseWriter, detail string) {

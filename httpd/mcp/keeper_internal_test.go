@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -53,7 +54,7 @@ func TestToolCalls(t *testing.T) {
 // the keeper is refused, never answered.
 func TestUnadmittedCall(t *testing.T) {
 	var tt tools // no service: the refusal must come first
-	res, out, err := tt.run(context.Background(), &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{}}, ToolSearch, httpd.Call{})
+	res, out, err := tt.run(context.Background(), &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{}}, ToolSearch, httpd.OpSearch, args{"query": json.RawMessage(`"golf"`)})
 	if err != nil || out != nil || !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "not admitted") {
 		t.Errorf("%v %v %+v", err, out, res)
 	}

@@ -27,12 +27,11 @@ const (
 	metaPaymentReference = "vspec/payment-reference"
 )
 
-// paid serves a call without a key that carries a payment: verified for
-// the operation's price, answered from the full catalogue, settled only
-// when the answer is a success.
-func (t *tools) paid(ctx context.Context, gate *x402.Gate, tool string, call httpd.Call, raw any) (*sdk.CallToolResult, any, error) {
+// paid serves a call without a key that carries a payment: the sale of
+// x402.Gate.Sell, answered from the full catalogue and settled only when
+// the answer is a success.
+func (t *tools) paid(ctx context.Context, gate *x402.Gate, tool string, op httpd.Operation, in args, raw any) (*sdk.CallToolResult, any, error) {
 	start := time.Now() // the write timeout runs from about now
-	op := call.Op
 	b, err := json.Marshal(raw)
 	if err != nil {
 		return t.paymentRequired(tool, op, "invalid_payload", "The payment in _meta[\"x402/payment\"] cannot be read."), nil, nil
@@ -41,33 +40,32 @@ func (t *tools) paid(ctx context.Context, gate *x402.Gate, tool string, call htt
 	if err != nil {
 		return t.paymentRequired(tool, op, "invalid_payload", "The payment in _meta[\"x402/payment\"] cannot be read: "+err.Error()+"."), nil, nil
 	}
-	pay, err := gate.Verify(ctx, payload, op.Price())
-	if err != nil {
-		var rej *x402.Rejection
-		if errors.As(err, &rej) {
-			return t.paymentRequired(tool, op, rej.Reason, "The payment was refused ("+rej.Reason+"): "+rej.Detail+"."), nil, nil
-		}
+	var body []byte
+	var refused *httpd.Error
+	// Settled as on REST: within the write timeout, and on to the end even
+	// when the client went away.
+	sold := gate.Sell(ctx, payload, op.Price(), t.svc.SettleDeadline(start), x402.Sale{Resource: "mcp://tool/" + tool, Operation: "MCP " + tool}, func() bool {
+		body, refused = t.svc.Call(op, in, httpd.Caller{Paid: true})
+		return refused == nil
+	})
+	var rej *x402.Rejection
+	switch {
+	case errors.As(sold.Verify, &rej):
+		return t.paymentRequired(tool, op, rej.Reason, "The payment was refused ("+rej.Reason+"): "+rej.Detail+"."), nil, nil
+	case sold.Verify != nil:
 		return failure("The payment could not be verified because the payment facilitator is unavailable; nothing was charged. " +
 			"This is a failure on our side: retry in a little while with a new payment."), nil, nil
-	}
-	a := t.svc.Invoke(call, httpd.Caller{Paid: true})
-	if !a.OK() {
-		return refusal(&a, "Nothing was charged: only a successful call is."), nil, nil
-	}
-	// Settled as on REST: within the write timeout, and on to the end
-	// even when the client went away.
-	settled := gate.Settle(ctx, pay, t.svc.SettleDeadline(start), x402.Sale{Resource: "mcp://tool/" + tool, Operation: "MCP " + tool})
-	switch settled.Outcome {
-	case x402.Settled:
-	case x402.Refused:
-		return t.settlementFailed(tool, op, settled.Response), nil, nil
-	default: // unknown: it may have been taken
-		res := failure(settlementUnknown(settled.Reference))
-		res.Meta = sdk.Meta{metaPaymentReference: settled.Reference}
+	case !sold.Served:
+		return refusal(refused, "Nothing was charged: only a successful call is."), nil, nil
+	case sold.Outcome == x402.Refused:
+		return t.settlementFailed(tool, op, sold.Response), nil, nil
+	case sold.Outcome != x402.Settled: // unknown: it may have been taken
+		res := failure(settlementUnknown(sold.Reference))
+		res.Meta = sdk.Meta{metaPaymentReference: sold.Reference}
 		return res, nil, nil
 	}
-	res := answer(a.Body)
-	res.Meta = sdk.Meta{metaPaymentResponse: settled.Response}
+	res := answer(body)
+	res.Meta = sdk.Meta{metaPaymentResponse: sold.Response}
 	return res, nil, nil
 }
 

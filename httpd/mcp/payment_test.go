@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,8 +75,11 @@ func TestPaid(t *testing.T) {
 	if status, _ := e.restGet("/v1/variants/"+e.token(out)+"/specs", ""); status != 402 {
 		t.Fatalf("REST without key or payment: %d", status)
 	}
-	full := e.svc.Invoke(httpd.Call{Op: httpd.OpSpecs, ID: e.token(out)}, httpd.Caller{Paid: true})
-	sameJSON(t, "paid specs", ok(t, res), full.Body)
+	full, refused := e.svc.Call(httpd.OpSpecs, map[string]json.RawMessage{"id": json.RawMessage(strconv.Quote(e.token(out)))}, httpd.Caller{Paid: true})
+	if refused != nil {
+		t.Fatal(refused)
+	}
+	sameJSON(t, "paid specs", ok(t, res), full)
 	settled := settlement(t, res)
 	if !settled.Success || !strings.HasPrefix(settled.Transaction, "local:") || !strings.EqualFold(settled.Payer, payer.Address.String()) || settled.Network != x402.NetworkBase {
 		t.Errorf("settlement %+v", settled)

@@ -26,19 +26,23 @@ func writeProblem(w http.ResponseWriter, status int, title, detail string, extra
 	writeBody(w, status, body, extra)
 }
 
-// writeAnswer relays a REST refusal: its status, its problem body and the
-// headers that tell the client when to retry.
-func writeAnswer(w http.ResponseWriter, a *httpd.Answer, extra http.Header) {
+// writeError writes an operation's refusal as REST does: its status, its
+// problem body and the fields that tell the client when to retry.
+func writeError(w http.ResponseWriter, e *httpd.Error, extra http.Header) {
 	h := http.Header{}
-	for _, name := range []string{"Retry-After", "RateLimit", "RateLimit-Policy"} {
-		if v := a.Header.Get(name); v != "" {
-			h.Set(name, v)
+	if e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.FormatInt(e.RetryAfter, 10))
+	}
+	for i := 0; i+1 < len(e.Header); i += 2 {
+		if name := http.CanonicalHeaderKey(e.Header[i]); name == "Ratelimit" || name == "Ratelimit-Policy" {
+			h.Set(name, e.Header[i+1])
 		}
 	}
 	for k, v := range extra {
 		h[k] = v
 	}
-	writeBody(w, a.Status, a.Body, h)
+	body, _ := json.Marshal(problemDetail{Type: e.TypeURI(), Title: e.Title(), Status: e.Status, Detail: e.Detail})
+	writeBody(w, e.Status, body, h)
 }
 
 func writeBody(w http.ResponseWriter, status int, body []byte, extra http.Header) {
@@ -51,18 +55,6 @@ func writeBody(w http.ResponseWriter, status int, body []byte, extra http.Header
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	w.Write(body)
-}
-
-// detailOf returns what a REST problem body says was wrong.
-func detailOf(a *httpd.Answer) problemDetail {
-	var p problemDetail
-	if json.Unmarshal(a.Body, &p) != nil || p.Title == "" {
-		p = problemDetail{Title: http.StatusText(a.Status), Status: a.Status}
-	}
-	if p.Status == 0 {
-		p.Status = a.Status
-	}
-	return p
 }
 
 // quote quotes an untrusted header value for a message, cut short.

@@ -107,16 +107,20 @@ func TestAnonymous(t *testing.T) {
 	e := newEnv(t)
 	cs := e.connect("")
 	car, other, out := e.cat.Demo[3], e.cat.Demo[7], e.outside()
-	demo := func(op httpd.Operation, id string, q url.Values) []byte {
-		a := e.svc.Invoke(httpd.Call{Op: op, ID: id, Query: q}, httpd.Caller{})
-		if !a.OK() {
-			t.Fatalf("REST demo answer %d %s", a.Status, a.Body)
+	demo := func(op httpd.Operation, args map[string]any) []byte {
+		raw := map[string]json.RawMessage{}
+		for k, v := range args {
+			raw[k], _ = json.Marshal(v)
 		}
-		return a.Body
+		body, err := e.svc.Call(op, raw, httpd.Caller{})
+		if err != nil {
+			t.Fatalf("demo answer %v", err)
+		}
+		return body
 	}
 
 	res := call(t, cs, mcp.ToolSearch, map[string]any{"query": e.modelName(car), "limit": 5}, nil)
-	sameJSON(t, "search", ok(t, res), demo(httpd.OpSearch, "", url.Values{"q": {e.modelName(car)}, "limit": {"5"}}))
+	sameJSON(t, "search", ok(t, res), demo(httpd.OpSearch, map[string]any{"query": e.modelName(car), "limit": 5}))
 	if !strings.Contains(text(res), "demo set") || !strings.Contains(text(res), "x402/payment") || !strings.Contains(text(res), upgradeURL) {
 		t.Errorf("no note on the full catalogue: %s", text(res))
 	}
@@ -127,10 +131,10 @@ func TestAnonymous(t *testing.T) {
 	}
 
 	res = call(t, cs, mcp.ToolSpecs, map[string]any{"id": e.token(car), "locale": "de", "units": "imperial"}, nil)
-	sameJSON(t, "specs", ok(t, res), demo(httpd.OpSpecs, e.token(car), url.Values{"locale": {"de"}, "units": {"imperial"}}))
+	sameJSON(t, "specs", ok(t, res), demo(httpd.OpSpecs, map[string]any{"id": e.token(car), "locale": "de", "units": "imperial"}))
 
 	res = call(t, cs, mcp.ToolCompare, map[string]any{"ids": []string{e.token(car), e.token(other)}}, nil)
-	sameJSON(t, "compare", ok(t, res), demo(httpd.OpCompare, "", url.Values{"ids": {e.token(car) + "," + e.token(other)}}))
+	sameJSON(t, "compare", ok(t, res), demo(httpd.OpCompare, map[string]any{"ids": []string{e.token(car), e.token(other)}}))
 
 	offer := paymentRequired(t, call(t, cs, mcp.ToolSpecs, map[string]any{"id": e.token(out)}, nil), mcp.ToolSpecs, "50000")
 	if offer.Error != "" {
@@ -139,7 +143,7 @@ func TestAnonymous(t *testing.T) {
 	paymentRequired(t, call(t, cs, mcp.ToolFilter, map[string]any{"fuel": "electric"}, nil), mcp.ToolFilter, "5000")
 	paymentRequired(t, call(t, cs, mcp.ToolCompare, map[string]any{"ids": []string{e.token(car), e.token(out)}}, nil), mcp.ToolCompare, "100000")
 	// A REST 400 is a tool error naming the problem, with the note.
-	failed(t, call(t, cs, mcp.ToolSearch, map[string]any{"query": "   "}, nil), `"q" is required`, "demo set")
+	failed(t, call(t, cs, mcp.ToolSearch, map[string]any{"query": "   "}, nil), `"query" is required`, "demo set")
 }
 
 // TestAnonymousWithoutPayments: with payments off, what the demo set does

@@ -9,14 +9,15 @@ import (
 	"github.com/vspec/catalogue/httpd/x402"
 )
 
-// This file holds the typed arguments and results of the four tools. The
-// schemas in tools/list are inferred from these types (see schema.go); the
-// results themselves are the REST bodies, passed through unchanged; the
-// tests validate them against the output schemas (see call.go).
+// This file holds the typed results of the four tools (their arguments are
+// their operations' parameter tables, see tools.go). The output schemas in
+// tools/list are inferred from these types (see schema.go); the results
+// themselves are the REST bodies, passed through unchanged; the tests
+// validate them against the output schemas (see call.go).
 
 // ID is a variant or generation id: the opaque token ("v_…", "g_…") a
 // caller without a key or with a demo key sees, or the raw integer id a key
-// of the apify plan sees. As an argument it may be a JSON string or number.
+// of the apify plan sees.
 type ID string
 
 // UnmarshalJSON takes a string or an integer.
@@ -40,44 +41,6 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 
 // Value is a spec value: a number, a boolean, a localized label or a text.
 type Value any
-
-// SearchInput are the arguments of search_catalogue.
-type SearchInput struct {
-	Query  string `json:"query" jsonschema:"What to look for: a brand, a model or a variant name, or words of them (typos are tolerated), e.g. \"golf gti\" or \"tesla model 3\"."`
-	Locale string `json:"locale,omitempty"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Results per page, 1 to 50 (default 50; larger values are treated as 50)."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"links.next of the previous page, to get the next page; omit for the first page."`
-}
-
-// FilterInput are the arguments of filter_catalogue: the filters of GET
-// /v1/variants. Absent filters do not filter.
-type FilterInput struct {
-	Fuel     string `json:"fuel,omitempty"`
-	Body     string `json:"body,omitempty"`
-	Drive    string `json:"drive,omitempty"`
-	PowerMin *int64 `json:"power_min,omitempty" jsonschema:"Least power, in hp."`
-	PowerMax *int64 `json:"power_max,omitempty" jsonschema:"Most power, in hp."`
-	PriceMax *int64 `json:"price_max,omitempty" jsonschema:"Highest Dutch new-car list price, in EUR; variants without a known price never match."`
-	Year     *int64 `json:"year,omitempty" jsonschema:"A production year the variant's generation covers, e.g. 2021."`
-	EV       bool   `json:"ev,omitempty" jsonschema:"true keeps battery-electric variants only."`
-	Locale   string `json:"locale,omitempty"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"Variants per page, 1 to 50 (default 50; larger values are treated as 50)."`
-	Cursor   string `json:"cursor,omitempty" jsonschema:"links.next of the previous page, to get the next page; omit for the first page."`
-}
-
-// SpecsInput are the arguments of get_specs_full.
-type SpecsInput struct {
-	ID     ID     `json:"id"`
-	Locale string `json:"locale,omitempty"`
-	Units  string `json:"units,omitempty" jsonschema:"metric (default) or imperial (UK units: in, mph, lb-ft, mpg…)."`
-}
-
-// CompareInput are the arguments of compare_full.
-type CompareInput struct {
-	IDs    []ID   `json:"ids"`
-	Locale string `json:"locale,omitempty"`
-	Units  string `json:"units,omitempty" jsonschema:"metric (default) or imperial (UK units: in, mph, lb-ft, mpg…)."`
-}
 
 // Meta is the meta object of every REST success body.
 type Meta struct {

@@ -22,6 +22,7 @@ type Inputs struct {
 	LicensingURL    string                     // licensing offer
 	SearchThreshold float32                    // pg_trgm word-similarity threshold
 	Examples        map[string]json.RawMessage // example response bodies by name (see Example* constants)
+	Parameters      map[string][]obj           // each operation's parameter objects, by operationId, from its parameter table
 	Payments        *Payments                  // per-request payments; nil when off
 	AgentURL        string                     // the MCP endpoint of the agent tool surface; "" when off
 }
@@ -93,10 +94,9 @@ func Build(in Inputs) obj {
 				"apiKey": obj{"type": "apiKey", "in": "header", "name": "X-Api-Key", "description": "The API key. Keys look like `vsc_<plan>_<48 hex>`."},
 				"bearer": obj{"type": "http", "scheme": "bearer", "description": "The same key as `Authorization: Bearer <key>`; accepted everywhere X-Api-Key is."},
 			},
-			"schemas":    b.schemas(),
-			"headers":    headers(),
-			"parameters": b.parameters(),
-			"responses":  problems(),
+			"schemas":   b.schemas(),
+			"headers":   headers(),
+			"responses": problems(),
 		},
 	}
 	b.paymentComponents(doc["components"].(obj))

@@ -82,21 +82,6 @@ func (b *builder) schemas() obj {
 	}
 }
 
-func (b *builder) parameters() obj {
-	return obj{
-		"locale": obj{"name": "locale", "in": "query", "description": "One of " + list(b.in.Locales) + ". Default en. Any other value silently falls back to en (meta.locale and Content-Language tell).",
-			"schema": obj{"type": "string", "default": "en", "examples": b.in.Locales}},
-		"limit": obj{"name": "limit", "in": "query", "description": "Page size, 1 to 50, default 50. Above 50 is clamped to 50; below 1 or not an integer is a 400.", "schema": obj{"type": "integer", "minimum": 1, "default": 50}},
-		"cursor": obj{"name": "cursor", "in": "query", "description": "Hand back links.next of the previous page. A cursor that cannot be read, or belongs to another list or other parameters, restarts at the first page. The page size may change between pages.",
-			"schema": obj{"type": "string"}},
-		"units":        obj{"name": "units", "in": "query", "description": "metric (default) or imperial (UK: in, ft, mi, mph, lb, lb-ft, mpg, mi/kWh, g/mi, cu ft, gal). Any other value: 400.", "schema": obj{"type": "string", "enum": []string{"metric", "imperial"}, "default": "metric"}},
-		"slug":         obj{"name": "slug", "in": "path", "required": true, "description": "A brand slug.", "schema": obj{"type": "string"}},
-		"modelId":      obj{"name": "id", "in": "path", "required": true, "description": "A model token (`m_` + 8 hex), or a raw integer id for the apify plan. Undecodable, wrong-kind and unknown ids get the same 404 (403 for a demo key).", "schema": obj{"type": "string"}},
-		"generationId": obj{"name": "id", "in": "path", "required": true, "description": "A generation token (`g_` + 8 hex), or a raw integer id for the apify plan.", "schema": obj{"type": "string"}},
-		"variantId":    obj{"name": "id", "in": "path", "required": true, "description": "A variant token (`v_` + 8 hex), or a raw integer id for the apify plan.", "schema": obj{"type": "string"}},
-	}
-}
-
 func headers() obj {
 	s := obj{"type": "string"}
 	return obj{

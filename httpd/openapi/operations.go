@@ -7,7 +7,6 @@ type builder struct {
 	paths obj
 }
 
-func pref(name string) obj { return obj{"$ref": "#/components/parameters/" + name} }
 func rref(name string) obj { return obj{"$ref": "#/components/responses/" + name} }
 func href(name string) obj { return obj{"$ref": "#/components/headers/" + name} }
 
@@ -61,7 +60,12 @@ func keyed(rs obj) obj {
 	return rs
 }
 
+// get adds a GET operation and its HEAD twin; params default to the
+// operation's parameter table (Inputs.Parameters).
 func (b *builder) get(path, id, tag, summary, desc string, params []obj, responses obj) {
+	if params == nil {
+		params = b.in.Parameters[id]
+	}
 	op := obj{"operationId": id, "tags": []string{tag}, "summary": summary, "description": desc, "responses": responses}
 	if len(params) > 0 {
 		op["parameters"] = params
@@ -81,65 +85,54 @@ func (b *builder) get(path, id, tag, summary, desc string, params []obj, respons
 }
 
 func (b *builder) operations() {
-	list := []obj{pref("locale"), pref("limit"), pref("cursor")}
 	b.get("/health", "getHealth", "Service", "Health", "No key. 200 means a catalogue is loaded and served. `Cache-Control: no-store`.", nil,
 		obj{"200": obj{"description": "The catalogue is served.", "content": obj{"application/json": obj{"schema": envelope(ref("Health"), false), "example": b.example(ExHealth)}}}})
 	b.paths["/health"].(obj)["get"].(obj)["security"] = []obj{}
 	b.paths["/health"].(obj)["head"].(obj)["security"] = []obj{}
 
-	b.get("/brands", "listBrands", "Catalogue", "List brands", "Brands by popularity rank, then name (bytewise), then id. A demo key lists the 5 demo brands.", list,
+	b.get("/brands", "listBrands", "Catalogue", "List brands", "Brands by popularity rank, then name (bytewise), then id. A demo key lists the 5 demo brands.", nil,
 		keyed(obj{"200": b.ok("A page of brands.", envelope(obj{"type": "array", "items": ref("Brand")}, true), ExBrands, true), "400": rref("BadRequest")}))
-	b.get("/brands/{slug}", "getBrand", "Catalogue", "Get a brand", "", []obj{pref("slug"), pref("locale")},
+	b.get("/brands/{slug}", "getBrand", "Catalogue", "Get a brand", "", nil,
 		keyed(obj{"200": b.ok("The brand.", envelope(ref("Brand"), false), ExBrand, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
-	b.get("/brands/{slug}/models", "listModels", "Catalogue", "List a brand's models", "By name (bytewise), then id.", append([]obj{pref("slug")}, list...),
+	b.get("/brands/{slug}/models", "listModels", "Catalogue", "List a brand's models", "By name (bytewise), then id.", nil,
 		keyed(obj{"200": b.ok("A page of models.", envelope(obj{"type": "array", "items": ref("Model")}, true), ExModels, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
 	b.get("/models/{id}/generations", "listGenerations", "Catalogue", "List a model's generations", "By first production year, then id. `id` is a model token (`m_`), or a raw integer id for the apify plan.",
-		append([]obj{pref("modelId")}, list...),
+		nil,
 		keyed(obj{"200": b.ok("A page of generations.", envelope(obj{"type": "array", "items": ref("Generation")}, true), ExGenerations, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
 	b.get("/generations/{id}/variants", "listGenerationVariants", "Catalogue", "List a generation's variants", "By stable id (the catalogue numbers a generation's variants by fuel, then power, then name).",
-		append([]obj{pref("generationId")}, list...),
+		nil,
 		keyed(obj{"200": b.ok("A page of variants.", envelope(obj{"type": "array", "items": ref("Variant")}, true), ExVariants, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
 
-	filters := []obj{pref("locale"), pref("limit"), pref("cursor"),
-		{"name": "fuel", "in": "query", "description": "Fuel slug, any case. An unknown value matches nothing. An empty value counts as absent.", "schema": obj{"type": "string", "examples": b.in.Fuels}},
-		{"name": "body", "in": "query", "description": "English body-type label or its slug, any case. Unknown values match nothing.", "schema": obj{"type": "string", "examples": b.in.Bodies}},
-		{"name": "drive", "in": "query", "description": "Drivetrain slug, any case. Unknown values match nothing.", "schema": obj{"type": "string", "examples": b.in.Drives}},
-		{"name": "power_min", "in": "query", "description": "Minimum power, hp. Not an integer: 400.", "schema": obj{"type": "integer"}},
-		{"name": "power_max", "in": "query", "description": "Maximum power, hp. Not an integer: 400.", "schema": obj{"type": "integer"}},
-		{"name": "price_max", "in": "query", "description": "Maximum Dutch list price, EUR. Variants with an unknown price never match. Not an integer: 400.", "schema": obj{"type": "integer"}},
-		{"name": "year", "in": "query", "description": "A production year the generation covers; an ongoing generation covers the years up to the catalogue's sync. Not an integer: 400.", "schema": obj{"type": "integer"}},
-		{"name": "ev", "in": "query", "description": "`true` keeps battery-electric variants only; any other value is ignored.", "schema": obj{"type": "string", "examples": []string{"true"}}},
-	}
-	b.get("/variants", "filterVariants", "Variants", "Filter variants", "Variants meeting every filter given, in stable-id order. Not part of the demo tier (403).", filters,
+	b.get("/variants", "filterVariants", "Variants", "Filter variants", "Variants meeting every filter given, in stable-id order. Not part of the demo tier (403).", nil,
 		keyed(obj{"200": b.ok("A page of variants.", envelope(obj{"type": "array", "items": ref("Variant")}, true), ExVariants, true), "400": rref("BadRequest")}))
 	b.get("/variants/{id}", "getVariant", "Variants", "Get a variant", "VariantDetail: the summary fields, `spec_count` and the language-neutral spec document. A demo key gets the summary fields only.",
-		[]obj{pref("variantId"), pref("locale")},
+		nil,
 		keyed(obj{"200": b.ok("The variant.", envelope(obj{"oneOf": []obj{ref("VariantDetail"), ref("Variant")}}, false), ExVariantDetail, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
 	b.get("/variants/{id}/specs", "getVariantSpecs", "Variants", "Get a variant's specs", "Values, labels and enumerated values in the requested language; units converted with `units=imperial`.",
-		[]obj{pref("variantId"), pref("locale"), pref("units")},
+		nil,
 		keyed(obj{"200": b.ok("The variant's specs.", envelope(ref("VariantSpecs"), false), ExVariantSpecs, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
-	b.get("/variants/{id}/images", "getVariantImages", "Variants", "Get a variant's images", "CDN URLs of `card` and `hero` images.", []obj{pref("variantId"), pref("locale")},
+	b.get("/variants/{id}/images", "getVariantImages", "Variants", "Get a variant's images", "CDN URLs of `card` and `hero` images.", nil,
 		keyed(obj{"200": b.ok("The images.", envelope(obj{"type": "array", "items": ref("ImageRef")}, false), ExImages, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
 	b.get("/variants/{id}/prices", "getVariantPrices", "Variants", "Get a variant's list price", "The single Dutch new-car list-price snapshot. 404 when none is recorded. Not part of the demo tier.",
-		[]obj{pref("variantId"), pref("locale")},
+		nil,
 		keyed(obj{"200": b.ok("The price snapshot.", envelope(ref("PriceSnapshot"), false), ExPrices, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
-	b.get("/specs/catalog", "listSpecDefinitions", "Utilities", "List the spec dictionary", "The spec types in dictionary order. Not part of the demo tier.", list,
+	b.get("/specs/catalog", "listSpecDefinitions", "Utilities", "List the spec dictionary", "The spec types in dictionary order. Not part of the demo tier.", nil,
 		keyed(obj{"200": b.ok("A page of spec definitions.", envelope(obj{"type": "array", "items": ref("SpecDefinition")}, true), ExSpecCatalog, true), "400": rref("BadRequest")}))
 	b.get("/search", "search", "Utilities", "Typeahead search",
 		"Trigram search over brand, model and display name, scored as PostgreSQL pg_trgm's `word_similarity(q, text)` on texts folded to lower case without diacritics; a row matches when its score is at least "+
 			trimFloat(b.in.SearchThreshold)+". Ordered by score, then folded text (bytewise), then stable id. A query without letters or digits returns an empty list. In the locales that write brand names in another script (ar, bg, el, sr) a query word that starts such a name stands for the brand. For a demo key: a substring match over the 40 cars, `score` null.",
-		[]obj{{"name": "q", "in": "query", "required": true, "description": "The text to search for: 1 to 200 characters. Missing or blank: 400.", "schema": obj{"type": "string", "minLength": 1, "maxLength": 200}}, pref("locale"), pref("limit"), pref("cursor")},
+		nil,
 		keyed(obj{"200": b.ok("A page of results, best first.", envelope(obj{"type": "array", "items": ref("SearchResult")}, true), ExSearch, true), "400": rref("BadRequest")}))
 	b.get("/compare", "compare", "Utilities", "Compare 2 to 4 variants",
 		"VariantSpecs of each car, in the order asked. One id that does not decode fails the whole call with 400 naming it; a well-formed id of no variant is a 404. `meta.last_synced_at` is the latest of the compared variants'. For a demo key, a car outside the set is a 403.",
-		[]obj{{"name": "ids", "in": "query", "required": true, "description": "2 to 4 variant ids separated by commas (spaces after commas allowed; repeating an id is allowed).", "schema": obj{"type": "string"}}, pref("locale"), pref("units")},
+		nil,
 		keyed(obj{"200": b.ok("The cars side by side.", envelope(obj{"type": "array", "items": ref("VariantSpecs"), "minItems": 2, "maxItems": 4}, false), ExCompare, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
 	b.get("/usage", "getUsage", "Utilities", "Get the calling key's usage", "The plan, its monthly quota and the calls counted this month (GETs answered 2xx only: a 304 or a HEAD is not counted; this call included). Not part of the demo tier. `Cache-Control: no-store`.",
-		[]obj{pref("locale")}, keyed(obj{"200": b.ok("The usage.", envelope(ref("Usage"), false), ExUsage, false), "400": rref("BadRequest")}))
+		nil, keyed(obj{"200": b.ok("The usage.", envelope(ref("Usage"), false), ExUsage, false), "400": rref("BadRequest")}))
 	b.get("/export", "getExport", "Utilities", "Bulk export (never)", "Bulk data is never served by the API: always 403, with the licensing offer ("+b.in.LicensingURL+") in the detail.",
-		[]obj{pref("locale")}, keyed(obj{"400": rref("BadRequest")}))
+		nil, keyed(obj{"400": rref("BadRequest")}))
 	b.get("/demo", "getDemoSet", "Demo", "List the demo set", "Demo keys only: the 40 cars in one call. Another key gets 404. 503 with `Retry-After: 300` while the set is rebuilt.",
-		[]obj{pref("locale")}, keyed(obj{"200": b.ok("The demo set.", envelope(ref("DemoSet"), false), ExDemoSet, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
+		nil, keyed(obj{"200": b.ok("The demo set.", envelope(ref("DemoSet"), false), ExDemoSet, true), "400": rref("BadRequest"), "404": rref("NotFound")}))
 
 	keyReq := obj{"description": "The request for a demo key; every field required.", "required": true,
 		"content": obj{"application/json": obj{"schema": ref("DemoKeyRequest"), "example": b.example(ExDemoKeyRequest)}}}

@@ -1,0 +1,166 @@
+package httpd
+
+import (
+	"encoding/binary"
+
+	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/httpd/publicid"
+)
+
+// The browse chain of the full catalogue: brands > models > generations >
+// variants, each list keyset-paged by its engine key.
+
+// route names identify lists for cursor bindings and are part of every
+// cursor's MAC: changing one invalidates cursors of that route.
+const (
+	routeBrands      = "brands"
+	routeModels      = "models"
+	routeGenerations = "generations"
+	routeVariants    = "gen-variants"
+	routeSpecCatalog = "spec-catalog"
+	routeFilter      = "variants-filter"
+	routeSearch      = "search"
+)
+
+// binding returns the cursor binding of a list: the tier, the route, its
+// path parameter or query text (the folded search text, the canonical
+// filter) and the locale. A cursor opens only where all of them are equal:
+// a demo key's cursor does not open on a full-catalogue key's list of the
+// same route, nor the other way round. The page size is not bound: a
+// client may change it between pages.
+func binding(codec *publicid.Codec, t tier, route string, param []byte, lang []byte) uint64 {
+	return codec.BindingHash([]byte(tierNames[t]), []byte(route), param, lang)
+}
+
+var tierNames = [...]string{tierFull: "full", tierDemo: "demo"}
+
+// openCursor returns the position a cursor holds, or nil when there is no
+// readable cursor for this list: the list then starts at its first page.
+func openCursor(codec *publicid.Codec, rq *request, cursor []byte, bind uint64) []byte {
+	if len(cursor) == 0 {
+		return nil
+	}
+	pos, ok := codec.OpenCursor(rq.pos[:0], cursor, bind)
+	if !ok {
+		return nil
+	}
+	rq.pos = pos
+	return pos
+}
+
+// listEnd closes data, writes links (next only when more rows follow) and
+// meta: the body is done.
+func listEnd(codec *publicid.Codec, rq *request, b []byte, bind uint64, next []byte) error {
+	b = append(b, `],"links":{`...)
+	if next != nil {
+		b = append(b, `"next":"`...)
+		b = codec.AppendCursor(b, bind, next)
+		b = append(b, '"')
+	}
+	b = append(b, "},"...)
+	b = rq.appendMeta(b)
+	rq.buf = append(b, '}')
+	return rq.done()
+}
+
+// page renders a page of up to p.Limit of rows (one more only says that a
+// next page exists), each with item, and its next position with key.
+func (o *operations) page(rq *request, p *Params, rows []uint32, bind uint64, item func([]byte, uint32) []byte, key func(dst []byte, row uint32) []byte) error {
+	n := min(len(rows), p.Limit)
+	b := append(rq.buf[:0], `{"data":[`...)
+	for i, r := range rows[:n] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = item(b, r)
+	}
+	var next []byte
+	if len(rows) > n {
+		next = key(rq.tmp[:0], rows[n-1])
+		rq.tmp = next
+	}
+	return listEnd(o.codec, rq, b, bind, next)
+}
+
+func (o *operations) brands(rq *request, p *Params) error {
+	c := rq.v.cat
+	bind := binding(o.codec, tierFull, routeBrands, nil, rq.lang)
+	var after *engine.BrandKey
+	if k, ok := engine.ParseBrandKey(openCursor(o.codec, rq, p.Cursor, bind)); ok {
+		after = &k
+	}
+	return o.page(rq, p, c.BrandsAfter(after), bind, rq.appendBrand,
+		func(dst []byte, r uint32) []byte { return c.BrandKeyOf(r).AppendPosition(dst) })
+}
+
+// brandRow resolves the {slug} segment; 404 when no brand has it.
+func brandRow(rq *request, slug []byte) (uint32, error) {
+	row, ok := rq.v.cat.BrandBySlug(string(slug))
+	if !ok {
+		return 0, notFound("No brand with slug " + quoted(slug) + ".")
+	}
+	return row, nil
+}
+
+func (o *operations) brand(rq *request, p *Params) error {
+	row, err := brandRow(rq, p.Path)
+	if err != nil {
+		return err
+	}
+	return rq.object(rq.appendBrand(append(rq.buf[:0], `{"data":`...), row))
+}
+
+func (o *operations) models(rq *request, p *Params) error {
+	brand, err := brandRow(rq, p.Path)
+	if err != nil {
+		return err
+	}
+	c := rq.v.cat
+	bind := binding(o.codec, tierFull, routeModels, c.BrandSlug.Bytes(brand), rq.lang)
+	var after *engine.ModelKey
+	if k, ok := engine.ParseModelKey(openCursor(o.codec, rq, p.Cursor, bind)); ok {
+		after = &k
+	}
+	return o.page(rq, p, c.ModelsAfter(brand, after), bind, rq.appendModel,
+		func(dst []byte, r uint32) []byte { return c.ModelKeyOf(r).AppendPosition(dst) })
+}
+
+func (o *operations) generations(rq *request, p *Params) error {
+	model, err := o.parseID(rq, publicid.Model, p.Path)
+	if err != nil {
+		return err
+	}
+	c := rq.v.cat
+	bind := binding(o.codec, tierFull, routeGenerations, binary.LittleEndian.AppendUint32(nil, c.ModelID[model]), rq.lang)
+	var after *engine.GenerationKey
+	if k, ok := engine.ParseGenerationKey(openCursor(o.codec, rq, p.Cursor, bind)); ok {
+		after = &k
+	}
+	return o.page(rq, p, c.GenerationsAfter(model, after), bind, rq.appendGeneration,
+		func(dst []byte, r uint32) []byte { return c.GenerationKeyOf(r).AppendPosition(dst) })
+}
+
+func (o *operations) generationVariants(rq *request, p *Params) error {
+	gen, err := o.parseID(rq, publicid.Generation, p.Path)
+	if err != nil {
+		return err
+	}
+	c := rq.v.cat
+	bind := binding(o.codec, tierFull, routeVariants, binary.LittleEndian.AppendUint32(nil, c.GenID[gen]), rq.lang)
+	after, _ := engine.ParseIDPosition(openCursor(o.codec, rq, p.Cursor, bind))
+	first, end := c.VariantsAfter(gen, after)
+	rows := rq.rows[:0]
+	for r := first; r < end && len(rows) <= p.Limit; r++ {
+		rows = append(rows, r)
+	}
+	rq.rows = rows
+	return o.variantPage(rq, p, rows, bind)
+}
+
+// variantPage renders a page of variant summaries: rows holds up to
+// limit+1 rows in stable-id order.
+func (o *operations) variantPage(rq *request, p *Params, rows []uint32, bind uint64) error {
+	c := rq.v.cat
+	return o.page(rq, p, rows, bind, rq.appendVariant,
+		func(dst []byte, r uint32) []byte { return engine.AppendIDPosition(dst, c.VarID[r]) })
+}

@@ -1,0 +1,57 @@
+package httpd
+
+import (
+	"time"
+
+	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/httpd/publicid"
+)
+
+// view is one installed catalogue with what the edge derives from it. A
+// request loads the view once and answers from it to the end.
+type view struct {
+	cat         *engine.Catalogue
+	varTok      []uint32 // token value of each variant row
+	genTok      []uint32
+	modelTok    []uint32
+	cdn         string
+	synced      []byte // meta.last_synced_at of the catalogue, RFC 3339
+	specs       specFragments
+	epoch       uint32    // distinguishes cached bodies of this view from earlier ones
+	demo        *demoView // nil when the catalogue carries no complete demo set
+	described   *described
+	localeBytes [][]byte     // each locale's code
+	vocab       vocabularies // the values parameters take, for schemas
+}
+
+// newView derives the view of c: tokens, pre-rendered spec fragments,
+// locale codes and vocabularies.
+func newView(c *engine.Catalogue, codec *publicid.Codec, epoch uint32) *view {
+	v := &view{cat: c, cdn: c.Meta.CDNBase, epoch: epoch}
+	tokens := func(ids []uint32, kind publicid.Kind) []uint32 {
+		t := make([]uint32, len(ids))
+		for i, id := range ids {
+			t[i] = codec.Encode(kind, id)
+		}
+		return t
+	}
+	v.varTok = tokens(c.VarID, publicid.Variant)
+	v.genTok = tokens(c.GenID, publicid.Generation)
+	v.modelTok = tokens(c.ModelID, publicid.Model)
+	v.synced = c.Meta.SyncedAt.UTC().AppendFormat(nil, time.RFC3339)
+	v.specs = newSpecFragments(c)
+	for _, l := range c.Locales {
+		v.localeBytes = append(v.localeBytes, []byte(l))
+	}
+	v.vocab[locales] = c.Locales
+	for code := range c.Fuels() {
+		v.vocab[fuels] = append(v.vocab[fuels], c.FuelSlug(uint8(code)))
+	}
+	for code := range c.Bodies() {
+		v.vocab[bodies] = append(v.vocab[bodies], c.BodySlug(uint8(code)))
+	}
+	for code := range c.Drives() {
+		v.vocab[drives] = append(v.vocab[drives], c.DriveSlug(uint8(code)))
+	}
+	return v
+}
