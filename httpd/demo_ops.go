@@ -118,30 +118,24 @@ func (d *demoView) generationVariants(rq *request, p *Params) error {
 // variant answers variant detail for a demo car: the summary fields,
 // without spec_count and specs.
 func (d *demoView) variant(rq *request, p *Params) error {
-	i, err := d.car(p.Path)
-	if err != nil {
-		return err
-	}
-	r := &d.detailBody[rq.locale][i]
-	return rq.doneFixed(r.body, r.sum)
+	return d.carBody(rq, p, d.detailBody[rq.locale])
 }
 
 func (d *demoView) variantSpecs(rq *request, p *Params) error {
-	i, err := d.car(p.Path)
-	if err != nil {
-		return err
-	}
-	r := &d.specsBody[boolIndex(rq.imperial)][rq.locale][i]
-	return rq.doneFixed(r.body, r.sum)
+	return d.carBody(rq, p, d.specsBody[boolIndex(rq.imperial)][rq.locale])
 }
 
 func (d *demoView) variantImages(rq *request, p *Params) error {
+	return d.carBody(rq, p, d.imagesBody[rq.locale])
+}
+
+// carBody answers with the pre-rendered body of the car the path names.
+func (d *demoView) carBody(rq *request, p *Params, bodies []rendered) error {
 	i, err := d.car(p.Path)
 	if err != nil {
 		return err
 	}
-	r := &d.imagesBody[rq.locale][i]
-	return rq.doneFixed(r.body, r.sum)
+	return rq.doneFixed(bodies[i].body, bodies[i].sum)
 }
 
 // compare compares cars of the demo set; one outside it, or an id that

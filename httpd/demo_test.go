@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/publicid"
 )
 
@@ -107,6 +108,13 @@ func TestDemoIsolation(t *testing.T) {
 			t.Errorf("%s: no upgrade path in %s", p, r.body)
 		}
 	}
+}
+
+// TestDemoOperationsAnswerWithoutTheCatalogue: the demo operations answer
+// from the demo view alone (see httpd.CheckDemoWithoutCatalogue).
+func TestDemoOperationsAnswerWithoutTheCatalogue(t *testing.T) {
+	e := newEnv(t)
+	httpd.CheckDemoWithoutCatalogue(t, e.cat, e.codec)
 }
 
 // TestDemoShapes checks that demo responses are the catalogue's shapes.

@@ -177,7 +177,6 @@ var (
 
 // The parameter tables of the operations.
 var (
-	noParams    []*Param
 	localeOnly  = []*Param{paramLocale}
 	listParams  = []*Param{paramLocale, paramLimit, paramCursor}
 	specsParams = []*Param{paramVariant, paramLocale, paramUnits}

@@ -234,36 +234,23 @@ func appendConfidence(dst []byte, conf uint8) []byte {
 // {label, v, u, confidence}, labels and enum values in the request's locale,
 // values and units converted when units=imperial.
 func (rq *request) appendSpecsLocalized(dst []byte, row uint32) []byte {
-	c := rq.v.cat
-	f := &rq.v.specs
-	head := f.head[rq.locale]
-	first, end := c.VariantSpecs(row)
-	dst = append(dst, '{')
-	for j := first; j < end; j++ {
-		k := c.SpecKey[j]
-		if j > first {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, head[k]...)
-		if rq.imperial && f.impTail[k] != nil {
-			dst = appendImperial(dst, f.imperial[k], c.SpecVal[j], c.Specs[k].Scale)
-			dst = append(dst, f.impTail[k]...)
-		} else {
-			dst = rq.appendSpecValue(dst, &c.Specs[k], c.SpecVal[j], true)
-			dst = append(dst, f.tail[k]...)
-		}
-		dst = appendConfidence(dst, c.SpecConf[j])
-		dst = append(dst, '}')
-	}
-	return append(dst, '}')
+	return rq.appendSpecs(dst, row, rq.v.specs.head[rq.locale], rq.imperial)
 }
 
 // appendSpecsRaw appends the language-neutral spec document of
 // VariantDetail: spec_key -> {v, u, confidence}, enum values as English
 // slugs, metric units.
 func (rq *request) appendSpecsRaw(dst []byte, row uint32) []byte {
+	return rq.appendSpecs(dst, row, nil, false)
+}
+
+// appendSpecs appends a spec object: each spec's head from heads
+// (localized, with its label), or the raw head without a label when heads
+// is nil.
+func (rq *request) appendSpecs(dst []byte, row uint32, heads [][]byte, imperial bool) []byte {
 	c := rq.v.cat
 	f := &rq.v.specs
+	localized := heads != nil
 	first, end := c.VariantSpecs(row)
 	dst = append(dst, '{')
 	for j := first; j < end; j++ {
@@ -271,9 +258,18 @@ func (rq *request) appendSpecsRaw(dst []byte, row uint32) []byte {
 		if j > first {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, f.rawHead[k]...)
-		dst = rq.appendSpecValue(dst, &c.Specs[k], c.SpecVal[j], false)
-		dst = append(dst, f.tail[k]...)
+		if localized {
+			dst = append(dst, heads[k]...)
+		} else {
+			dst = append(dst, f.rawHead[k]...)
+		}
+		if imperial && f.impTail[k] != nil {
+			dst = appendImperial(dst, f.imperial[k], c.SpecVal[j], c.Specs[k].Scale)
+			dst = append(dst, f.impTail[k]...)
+		} else {
+			dst = rq.appendSpecValue(dst, &c.Specs[k], c.SpecVal[j], localized)
+			dst = append(dst, f.tail[k]...)
+		}
 		dst = appendConfidence(dst, c.SpecConf[j])
 		dst = append(dst, '}')
 	}

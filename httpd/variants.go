@@ -58,45 +58,37 @@ func parseRawID(b []byte) (uint32, bool) {
 // variant answers VariantDetail: the summary fields, spec_count and the
 // language-neutral spec document.
 func (o *operations) variant(rq *request, p *Params) error {
-	row, err := o.parseID(rq, publicid.Variant, p.Path)
-	if err != nil {
-		return err
-	}
-	key := rq.bodyKey(cachedVariant, row)
-	if o.cached(rq, key) {
-		return nil
-	}
-	c := rq.v.cat
-	first, end := c.VariantSpecs(row)
-	rq.synced = c.VarSyncedAt[row]
-	b := append(rq.buf[:0], `{"data":{`...)
-	b = rq.appendVariantFields(b, row)
-	b = append(b, `,"spec_count":`...)
-	b = strconv.AppendUint(b, uint64(end-first), 10)
-	b = append(b, `,"specs":`...)
-	b = rq.appendSpecsRaw(b, row)
-	b = append(b, "},"...)
-	b = rq.appendMeta(b)
-	rq.buf = append(b, '}')
-	o.store(rq, key)
-	return nil
+	return o.variantBody(rq, p, cachedVariant, func(b []byte, row uint32) []byte {
+		first, end := rq.v.cat.VariantSpecs(row)
+		b = append(b, '{')
+		b = rq.appendVariantFields(b, row)
+		b = append(b, `,"spec_count":`...)
+		b = strconv.AppendUint(b, uint64(end-first), 10)
+		b = append(b, `,"specs":`...)
+		b = rq.appendSpecsRaw(b, row)
+		return append(b, '}')
+	})
 }
 
 // variantSpecs answers VariantSpecs in the locale and units asked.
 func (o *operations) variantSpecs(rq *request, p *Params) error {
+	return o.variantBody(rq, p, cachedSpecs, rq.appendVariantSpecs)
+}
+
+// variantBody answers a cached single-variant route: the data object
+// render appends, with meta, from the body cache when it holds it.
+func (o *operations) variantBody(rq *request, p *Params, route uint64, render func([]byte, uint32) []byte) error {
 	row, err := o.parseID(rq, publicid.Variant, p.Path)
 	if err != nil {
 		return err
 	}
-	key := rq.bodyKey(cachedSpecs, row)
+	key := rq.bodyKey(route, row)
 	if o.cached(rq, key) {
 		return nil
 	}
 	rq.synced = rq.v.cat.VarSyncedAt[row]
-	b := append(rq.buf[:0], `{"data":`...)
-	b = rq.appendVariantSpecs(b, row)
-	b = append(b, ',')
-	b = rq.appendMeta(b)
+	b := render(append(rq.buf[:0], `{"data":`...), row)
+	b = rq.appendMeta(append(b, ','))
 	rq.buf = append(b, '}')
 	o.store(rq, key)
 	return nil

@@ -74,17 +74,6 @@ func outputSchema[T any](payments bool) (*jsonschema.Schema, error) {
 	return &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{body, pay}}, nil
 }
 
-// notNull makes an optional argument's schema its plain type: a pointer
-// field is nullable by inference, but an absent argument already says
-// "no filter".
-func notNull(s *jsonschema.Schema) {
-	if len(s.AnyOf) == 2 && s.AnyOf[0].Type == "null" {
-		d := s.Description
-		*s = *s.AnyOf[1]
-		s.Description = d
-	}
-}
-
 // prop returns the schema of a property, panicking on a typo: schemas are
 // built once in New and covered by tests.
 func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {

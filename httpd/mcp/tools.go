@@ -38,57 +38,50 @@ func addTools(s *sdk.Server, svc *httpd.Service) error {
 		return "Without an API key, " + what + " costs " + x402.USD(op.Price()) + " USD per call, paid with x402 (the tool result says how when payment is needed; nothing is charged for a failed call); an API key (Authorization: Bearer <key>) needs no payment: " + svc.UpgradeURL() + "."
 	}
 	ids := " Ids are opaque: use them exactly as search_catalogue or filter_catalogue return them."
-	add := func(name, title string, op httpd.Operation, out *jsonschema.Schema, description string) error {
-		in, err := json.Marshal(svc.ToolInputSchema(op))
+	compareOut := func(pay bool) (*jsonschema.Schema, error) {
+		out, err := outputSchema[CompareOutput](pay)
+		if err == nil {
+			data := prop(body(out), "data")
+			data.MinItems, data.MaxItems = jsonschema.Ptr(2), jsonschema.Ptr(4)
+		}
+		return out, err
+	}
+	for _, tool := range []struct {
+		name, title string
+		op          httpd.Operation
+		out         func(payments bool) (*jsonschema.Schema, error)
+		description string
+	}{
+		{ToolSearch, "Search the vehicle catalogue", httpd.OpSearch, outputSchema[SearchOutput],
+			"Find car variants by name in the European vehicle catalogue (brand > model > generation > variant): brand, model and variant words, typos tolerated. " +
+				"Returns one page of matches, best first, each with variant_id (pass it to get_specs_full or compare_full), brand and model slugs, display name and production years; " +
+				"links.next, when present, is the cursor of the next page. Without an API key, matches come from the 40-car demo set only (substring match, no score). " +
+				price(httpd.OpSearch, "searching the full catalogue")},
+		{ToolFilter, "Filter the vehicle catalogue", httpd.OpFilter, outputSchema[FilterOutput],
+			"List the car variants meeting every filter given: fuel, body type, drivetrain, power range (hp), highest list price (EUR), production year, battery-electric only. " +
+				"Returns one page in a stable order, each variant with variant_id (pass it to get_specs_full or compare_full), display name and headline figures " +
+				"(power, torque, top speed, 0-100 km/h, battery, list price); links.next, when present, is the cursor of the next page. Not part of the demo set. " +
+				price(httpd.OpFilter, "a page")},
+		{ToolSpecs, "Get a car's full spec sheet", httpd.OpSpecs, outputSchema[SpecsOutput],
+			"Full spec sheet of one car variant: every recorded spec (dimensions, weights, engine, battery, charging, consumption, emissions, equipment) with its value, unit and label " +
+				"in the requested language and units, plus the headline figures and production years." + ids + " Without an API key the 40 cars of the demo set are free. " +
+				price(httpd.OpSpecs, "any other car")},
+		{ToolCompare, "Compare 2 to 4 cars", httpd.OpCompare, compareOut,
+			"Full spec sheets of 2 to 4 car variants side by side, in the order given, in the requested language and units." + ids +
+				" Without an API key, comparing cars of the 40-car demo set is free. " + price(httpd.OpCompare, "comparing any other cars (2 to 4, one flat price)")},
+	} {
+		in, err := json.Marshal(svc.ToolInputSchema(tool.op))
 		if err != nil {
 			return err
 		}
-		sdk.AddTool(s, &sdk.Tool{Name: name, Title: title, Annotations: annotations(title), InputSchema: json.RawMessage(in), OutputSchema: marshalled(out),
-			Description: description}, t.handler(name, op))
-		return nil
+		out, err := tool.out(pay)
+		if err != nil {
+			return err
+		}
+		sdk.AddTool(s, &sdk.Tool{Name: tool.name, Title: tool.title, Annotations: annotations(tool.title), InputSchema: json.RawMessage(in), OutputSchema: marshalled(out),
+			Description: tool.description}, t.handler(tool.name, tool.op))
 	}
-
-	out, err := outputSchema[SearchOutput](pay)
-	if err != nil {
-		return err
-	}
-	if err := add(ToolSearch, "Search the vehicle catalogue", httpd.OpSearch, out,
-		"Find car variants by name in the European vehicle catalogue (brand > model > generation > variant): brand, model and variant words, typos tolerated. "+
-			"Returns one page of matches, best first, each with variant_id (pass it to get_specs_full or compare_full), brand and model slugs, display name and production years; "+
-			"links.next, when present, is the cursor of the next page. Without an API key, matches come from the 40-car demo set only (substring match, no score). "+
-			price(httpd.OpSearch, "searching the full catalogue")); err != nil {
-		return err
-	}
-
-	if out, err = outputSchema[FilterOutput](pay); err != nil {
-		return err
-	}
-	if err := add(ToolFilter, "Filter the vehicle catalogue", httpd.OpFilter, out,
-		"List the car variants meeting every filter given: fuel, body type, drivetrain, power range (hp), highest list price (EUR), production year, battery-electric only. "+
-			"Returns one page in a stable order, each variant with variant_id (pass it to get_specs_full or compare_full), display name and headline figures "+
-			"(power, torque, top speed, 0-100 km/h, battery, list price); links.next, when present, is the cursor of the next page. Not part of the demo set. "+
-			price(httpd.OpFilter, "a page")); err != nil {
-		return err
-	}
-
-	if out, err = outputSchema[SpecsOutput](pay); err != nil {
-		return err
-	}
-	if err := add(ToolSpecs, "Get a car's full spec sheet", httpd.OpSpecs, out,
-		"Full spec sheet of one car variant: every recorded spec (dimensions, weights, engine, battery, charging, consumption, emissions, equipment) with its value, unit and label "+
-			"in the requested language and units, plus the headline figures and production years."+ids+" Without an API key the 40 cars of the demo set are free. "+
-			price(httpd.OpSpecs, "any other car")); err != nil {
-		return err
-	}
-
-	if out, err = outputSchema[CompareOutput](pay); err != nil {
-		return err
-	}
-	data := prop(body(out), "data")
-	data.MinItems, data.MaxItems = jsonschema.Ptr(2), jsonschema.Ptr(4)
-	return add(ToolCompare, "Compare 2 to 4 cars", httpd.OpCompare, out,
-		"Full spec sheets of 2 to 4 car variants side by side, in the order given, in the requested language and units."+ids+
-			" Without an API key, comparing cars of the 40-car demo set is free. "+price(httpd.OpCompare, "comparing any other cars (2 to 4, one flat price)"))
+	return nil
 }
 
 // marshalled is a schema as JSON. The SDK resolves a schema given so for
