@@ -4,14 +4,15 @@
 // filter_catalogue (GET /v1/variants), get_specs_full (GET
 // /v1/variants/{id}/specs) and compare_full (GET /v1/compare).
 //
-// It owns the tools' schemas and descriptions, the translation of a tool
-// call into an in-process REST call (httpd.Service.Invoke) and of the REST
-// answer into a tool result, who the caller is (a key sent as a bearer
+// It owns the tools' descriptions and output schemas (their input schemas
+// are the operations' parameter tables, httpd.Service.ToolInputSchema), the
+// call of the operation (httpd.Service.Call) and the translation of its
+// answer or *httpd.Error into a tool result, who the caller is (a key sent as a bearer
 // token or X-Api-Key, or nobody), x402 payments carried in a call's _meta,
 // the per-network limit of callers without a key, the Host and Origin
 // checks against DNS rebinding, and the RFC 9728 protected-resource
 // metadata. It does not own the data, the rendering, the key store or the
-// metering: a tool returns exactly the body its REST twin returns for the
+// metering: a tool returns exactly the body its REST route returns for the
 // same caller, as structuredContent.
 //
 // # Access
@@ -21,7 +22,7 @@
 // metadata, revoked or not yet active 403. A tools/call with a key is also
 // admitted on the key's counters: over a limit is HTTP 429, metering
 // unavailable 503, both with Retry-After; the call is counted only when the
-// tool answered from a 2xx REST answer. An apify key reaches the full
+// operation answered with a success. An apify key reaches the full
 // catalogue (raw integer ids, as on REST), a demo key the 40 demo cars.
 //
 // Without a key, tools/call is limited per network (HTTP 429) and answered

@@ -145,7 +145,7 @@ func agentText(url string) string {
 	}
 	return "\n\n## Agents (MCP)\n\nAn MCP server (Model Context Protocol, Streamable HTTP, stateless) at " + url +
 		" exposes the four payable operations as tools: `search_catalogue` (GET /search), `filter_catalogue` (GET /variants), `get_specs_full` (GET /variants/{id}/specs) and `compare_full` (GET /compare). " +
-		"Each answers with the same body as its REST twin for the same caller, as structuredContent. Send the key as `Authorization: Bearer <key>` (an unknown key is 401 with `WWW-Authenticate: Bearer` naming the protected-resource metadata); " +
+		"Each answers with the same body as its REST operation for the same caller, as structuredContent. Send the key as `Authorization: Bearer <key>` (an unknown key is 401 with `WWW-Authenticate: Bearer` naming the protected-resource metadata); " +
 		"without a key the demo set answers, and the full catalogue is paid per call with x402 in `params._meta[\"x402/payment\"]`."
 }
 
