@@ -17,8 +17,8 @@ func (o *operations) specCatalog(rq *request, p *Params) error {
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeSpecCatalog, nil, rq.lang)
 	start := 0
-	if pos := openCursor(o.codec, rq, p.Cursor, bind); pos != nil {
-		if i, ok := c.SpecIndex(string(pos)); ok {
+	if key, ok := parseSpecPosition(openCursor(o.codec, rq, p.Cursor, bind)); ok {
+		if i, ok := c.SpecIndex(key); ok {
 			start = i + 1
 		}
 	}
@@ -46,11 +46,18 @@ func (o *operations) specCatalog(rq *request, p *Params) error {
 	}
 	var next []byte
 	if end < len(c.Specs) {
-		next = append(rq.tmp[:0], c.Specs[end-1].Key...)
+		next = appendSpecPosition(rq.tmp[:0], c.Specs[end-1].Key)
 		rq.tmp = next
 	}
 	return listEnd(o.codec, rq, b, bind, next)
 }
+
+// A spec position is the cursor key of the spec dictionary: the key of the
+// last spec sent, so a page starts after it whatever the dictionary's
+// order becomes.
+func appendSpecPosition(dst []byte, key string) []byte { return append(dst, key...) }
+
+func parseSpecPosition(pos []byte) (key string, ok bool) { return string(pos), len(pos) > 0 }
 
 var specKindNames = [...]string{engine.KindNumber: "number", engine.KindInt: "integer", engine.KindBool: "boolean", engine.KindEnum: "label", engine.KindText: "text"}
 

@@ -57,16 +57,26 @@ func (d *demoView) car(seg []byte) (int, error) {
 	return i, nil
 }
 
-// page sends a page of a demo list: positions are indexes into the list.
+// A demo position is the cursor key of a demo list or of a demo search:
+// the index of the next item to send, one byte (the set holds 40 cars).
+func appendDemoPosition(dst []byte, next int) []byte { return append(dst, byte(next)) }
+
+// parseDemoPosition reads a demo position; a missing or unreadable one is
+// the start of the list.
+func parseDemoPosition(pos []byte) (next int, ok bool) {
+	if len(pos) != 1 {
+		return 0, false
+	}
+	return int(pos[0]), true
+}
+
+// page sends a page of a demo list.
 func (d *demoView) page(rq *request, p *Params, l *demoList) error {
 	if l == nil {
 		return d.outsideCar()
 	}
 	bind := binding(d.codec, tierDemo, l.route, l.param, rq.lang)
-	start := 0
-	if pos := openCursor(d.codec, rq, p.Cursor, bind); len(pos) == 1 {
-		start = int(pos[0])
-	}
+	start, _ := parseDemoPosition(openCursor(d.codec, rq, p.Cursor, bind))
 	items := l.items[rq.locale]
 	start = min(start, len(items))
 	end := min(len(items), start+p.Limit)
@@ -79,7 +89,7 @@ func (d *demoView) page(rq *request, p *Params, l *demoList) error {
 	}
 	var next []byte
 	if end < len(items) {
-		next = append(rq.tmp[:0], byte(end))
+		next = appendDemoPosition(rq.tmp[:0], end)
 		rq.tmp = next
 	}
 	return listEnd(d.codec, rq, b, bind, next)
@@ -171,10 +181,7 @@ func (d *demoView) compare(rq *request, p *Params) error {
 func (d *demoView) search(rq *request, p *Params) error {
 	folded := engine.Fold(string(p.Q))
 	bind := binding(d.codec, tierDemo, routeSearch, []byte(folded), rq.lang)
-	start := 0
-	if pos := openCursor(d.codec, rq, p.Cursor, bind); len(pos) == 1 {
-		start = int(pos[0])
-	}
+	start, _ := parseDemoPosition(openCursor(d.codec, rq, p.Cursor, bind))
 	b := append(rq.buf[:0], `{"data":[`...)
 	n := 0
 	var next []byte
@@ -184,7 +191,7 @@ func (d *demoView) search(rq *request, p *Params) error {
 				continue
 			}
 			if n == p.Limit { // one more: a next page exists
-				next = append(rq.tmp[:0], byte(i))
+				next = appendDemoPosition(rq.tmp[:0], i)
 				rq.tmp = next
 				break
 			}

@@ -1,6 +1,8 @@
 package httpd
 
 import (
+	"strconv"
+
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/engine/query"
 	"github.com/vspec/catalogue/httpd/publicid"
@@ -67,7 +69,7 @@ func (o *operations) compare(rq *request, p *Params) error {
 			id, ok = o.codec.Parse(publicid.Variant, seg)
 		}
 		if !ok {
-			return badRequest("The query parameter \"ids\" holds " + quoted(seg) + ", which is not a variant id; nothing was compared.")
+			return badRequest("The query parameter " + strconv.Quote(paramIDs.Name) + " holds " + quoted(seg) + ", which is not a variant id; nothing was compared.")
 		}
 		row, found := c.VariantRow(id)
 		if !found && missing == nil {

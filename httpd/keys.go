@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net"
 	"net/netip"
-	"strconv"
 
 	"github.com/valyala/fasthttp"
 
@@ -18,59 +17,48 @@ import (
 // X-Forwarded-For line counts when the peer is a trusted proxy.
 func (s *Service) keyRequest(ctx *fasthttp.RequestCtx) {
 	if s.opts.KeyFlow == nil {
-		writeProblem(ctx, errorf(fasthttp.StatusServiceUnavailable, "Demo keys cannot be requested on this server."))
+		writeProblem(ctx, unavailable(0, "Demo keys cannot be requested on this server."))
 		return
 	}
 	if ctx.QueryArgs().Len() > 0 {
-		writeProblem(ctx, errorf(fasthttp.StatusBadRequest, "This endpoint takes no query parameters: send the request as a JSON body."))
+		writeProblem(ctx, badRequest("This endpoint takes no query parameters: send the request as a JSON body."))
 		return
 	}
 	network := keyflow.Network(peer(ctx), ctx.Request.Header.PeekAll("X-Forwarded-For"), s.opts.TrustedProxies)
 	res, p := s.opts.KeyFlow.Request(context.Background(), string(ctx.Request.Header.ContentType()), ctx.PostBody(), network)
-	if p != nil {
-		flowProblem(ctx, p)
-		return
-	}
-	s.sendJSON(ctx, fasthttp.StatusAccepted, res)
+	s.sendFlow(ctx, fasthttp.StatusAccepted, res, p)
 }
 
 // keyVerify answers GET /v1/keys/demo/verify?t=: the key, shown once.
 func (s *Service) keyVerify(ctx *fasthttp.RequestCtx) {
 	if s.opts.KeyFlow == nil {
-		writeProblem(ctx, errorf(fasthttp.StatusServiceUnavailable, "Demo keys cannot be issued on this server."))
+		writeProblem(ctx, unavailable(0, "Demo keys cannot be issued on this server."))
 		return
 	}
-	args := ctx.QueryArgs()
-	for k := range args.All() {
-		if string(k) != "t" {
-			writeProblem(ctx, errorf(fasthttp.StatusBadRequest, "The query parameter "+strconv.Quote(truncate(string(k), 64))+" is not a parameter of this endpoint; it takes t."))
-			return
-		}
-	}
-	if len(args.PeekMulti("t")) > 1 {
-		writeProblem(ctx, errorf(fasthttp.StatusBadRequest, `The query parameter "t" is given more than once.`))
+	var p Params
+	if err := parse(verifyParams, &p, ctx.QueryArgs(), false); err != nil {
+		writeProblem(ctx, err)
 		return
 	}
 	covers := "the 40 cars of the demo set"
 	if d := s.view.Load().demo; d != nil {
 		covers = d.set
 	}
-	res, p := s.opts.KeyFlow.Verify(string(args.Peek("t")), covers)
-	if p != nil {
-		flowProblem(ctx, p)
-		return
-	}
-	s.sendJSON(ctx, fasthttp.StatusOK, res)
+	res, problem := s.opts.KeyFlow.Verify(string(p.Token), covers)
+	s.sendFlow(ctx, fasthttp.StatusOK, res, problem)
 }
 
-func flowProblem(ctx *fasthttp.RequestCtx, p *keyflow.Problem) {
-	if p.RetryAfter > 0 {
-		ctx.Response.Header.SetBytesKV(headerRetryAfter, strconv.AppendInt(nil, int64(p.RetryAfter), 10))
+// sendFlow sends a key flow's answer with status, or its problem.
+func (s *Service) sendFlow(ctx *fasthttp.RequestCtx, status int, data any, p *keyflow.Problem) {
+	if p == nil {
+		s.sendJSON(ctx, status, data)
+		return
 	}
+	e := &Error{Status: p.Status, Detail: p.Detail, RetryAfter: int64(p.RetryAfter)}
 	if p.Status == fasthttp.StatusUnsupportedMediaType {
-		ctx.Response.Header.Set("Accept-Post", keyflow.MediaType) // W3C LDP 1.0, section 7.1
+		e.with("Accept-Post", keyflow.MediaType) // W3C LDP 1.0, section 7.1
 	}
-	writeProblem(ctx, errorf(p.Status, p.Detail))
+	writeProblem(ctx, e)
 }
 
 // sendJSON sends {data, meta} for the cold key routes, never cached.
@@ -81,7 +69,7 @@ func (s *Service) sendJSON(ctx *fasthttp.RequestCtx, status int, data any) {
 	rq.lang, rq.syncedText = v.localeBytes[v.cat.English()], v.synced
 	d, err := json.Marshal(data)
 	if err != nil {
-		writeProblem(ctx, errorf(fasthttp.StatusInternalServerError, ""))
+		s.panicked(ctx, err)
 		return
 	}
 	b := append(append(rq.buf[:0], `{"data":`...), d...)

@@ -85,6 +85,7 @@ func (s *Service) describe(v *view) *described {
 	for _, op := range keyedOperations {
 		in.Parameters[op.id] = openAPIParameters(op.params, v.vocab)
 	}
+	in.Parameters["verifyDemoKey"] = openAPIParameters(verifyParams, v.vocab)
 	d := &described{doc: openapi.Build(in)}
 	d.json, _ = json.Marshal(d.doc)
 	d.html, _ = openapi.RenderDocs(d.doc)

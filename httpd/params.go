@@ -32,6 +32,8 @@ type Params struct {
 	PowerMin, PowerMax, PriceMax optInt
 	Year                         optInt
 	EV                           bool
+
+	Token []byte // a demo key's activation token
 }
 
 // optInt is an integer parameter that may be absent.
@@ -177,6 +179,9 @@ var (
 
 // The parameter tables of the operations.
 var (
+	verifyParams = []*Param{{Name: "t", In: "query", Required: true, Type: "string", Pattern: "^[0-9a-f]{48}$",
+		Description: "The activation token: 48 lowercase hexadecimal characters.",
+		set:         func(p *Params, v []byte) string { p.Token = v; return "" }}}
 	localeOnly  = []*Param{paramLocale}
 	listParams  = []*Param{paramLocale, paramLimit, paramCursor}
 	specsParams = []*Param{paramVariant, paramLocale, paramUnits}

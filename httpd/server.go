@@ -1,16 +1,13 @@
 package httpd
 
 import (
-	"bytes"
 	"fmt"
 	"net/netip"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/ristretto/v2"
-	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
 	"github.com/vspec/catalogue/engine"
@@ -252,96 +249,3 @@ type fasthttpLog struct{}
 func (fasthttpLog) Printf(format string, args ...any) {
 	ratelog.Default.Printf("http", format, args...)
 }
-
-// routes builds the REST routes: the map of the API.
-func (s *Service) routes() fasthttp.RequestHandler {
-	r := router.New()
-	r.RedirectTrailingSlash = false
-	r.RedirectFixedPath = false
-	r.HandleMethodNotAllowed = true
-	r.HandleOPTIONS = true
-	get := func(path string, h fasthttp.RequestHandler) {
-		r.GET(path, h)
-		r.HEAD(path, h)
-		s.registered = append(s.registered, openapi.Operation{Method: "GET", Path: path}, openapi.Operation{Method: "HEAD", Path: path})
-	}
-	post := func(path string, h fasthttp.RequestHandler) {
-		r.POST(path, h)
-		s.registered = append(s.registered, openapi.Operation{Method: "POST", Path: path})
-	}
-	get("/v1/health", s.health)
-	get("/v1/openapi.json", s.openAPI)
-	get("/v1/docs", s.docs)
-	post("/v1/keys/demo", s.keyRequest)
-	post("/v1/keys", s.keyRequest) // alias kept for cached pages and copied commands
-	get("/v1/keys/demo/verify", s.keyVerify)
-	// The keyed operations (operation.go): each declares its route, its
-	// parameters and its answers from the catalogue and the demo set.
-	for _, op := range keyedOperations {
-		get(op.path, s.handler(op))
-	}
-	r.NotFound = s.notFound
-	r.MethodNotAllowed = s.methodNotAllowed
-	r.PanicHandler = s.panicked
-	slow := r.Handler
-	variant, specs := s.handler(opVariant), s.handler(opSpecs)
-	// The two hottest reads skip the router: its {id} parameters cost three
-	// allocations per request (see BenchmarkRouting).
-	return func(ctx *fasthttp.RequestCtx) {
-		if refuseFraming(ctx) {
-			return
-		}
-		if (ctx.IsGet() || ctx.IsHead()) && bytes.HasPrefix(ctx.Path(), prefixVariants) {
-			rest := ctx.Path()[len(prefixVariants):]
-			switch i := bytes.IndexByte(rest, '/'); {
-			case i < 0 && len(rest) > 0:
-				variant(ctx)
-				return
-			case i > 0 && bytes.Equal(rest[i:], suffixSpecs):
-				specs(ctx)
-				return
-			}
-		}
-		slow(ctx)
-	}
-}
-
-// health answers GET /v1/health: 200 while a catalogue is being served.
-func (s *Service) health(ctx *fasthttp.RequestCtx) {
-	ctx.SetBody(healthBody(s.view.Load()))
-	ctx.Response.Header.SetContentTypeBytes(contentTypeJSON)
-	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
-}
-
-func healthBody(v *view) []byte {
-	_, _, _, variants := v.cat.Counts()
-	b := append(make([]byte, 0, 160), `{"data":{"status":"ok","active_variants":`...)
-	b = strconv.AppendInt(b, int64(variants), 10)
-	b = append(b, `},"meta":{"last_synced_at":"`...)
-	b = append(b, v.synced...)
-	return append(b, `","locale":"en","units":"metric"}}`...)
-}
-
-// pathSegment returns segment n of a path ("/v1/variants/v_1/specs" has
-// segments "v1", "variants", "v_1", "specs" numbered from 0), or nil.
-func pathSegment(path []byte, n int) []byte {
-	if len(path) > 0 && path[0] == '/' {
-		path = path[1:]
-	}
-	for ; n > 0; n-- {
-		i := bytes.IndexByte(path, '/')
-		if i < 0 {
-			return nil
-		}
-		path = path[i+1:]
-	}
-	if i := bytes.IndexByte(path, '/'); i >= 0 {
-		return path[:i]
-	}
-	return path
-}
-
-var (
-	prefixVariants = []byte("/v1/variants/")
-	suffixSpecs    = []byte("/specs")
-)

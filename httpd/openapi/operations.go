@@ -152,7 +152,7 @@ func (b *builder) operations() {
 	}
 	b.get("/keys/demo/verify", "verifyDemoKey", "Demo", "Open an activation link",
 		"No key. Burns the token and mints the demo key in one transaction; the key is shown once (and mailed). `Cache-Control: no-store`.",
-		[]obj{{"name": "t", "in": "query", "required": true, "description": "The activation token: 48 lowercase hexadecimal characters.", "schema": obj{"type": "string", "pattern": "^[0-9a-f]{48}$"}}},
+		nil,
 		obj{"200": obj{"description": "The key, shown once.", "content": obj{"application/json": obj{"schema": envelope(ref("IssuedKey"), false), "example": b.example(ExIssuedKey)}}},
 			"400": rref("BadRequest"), "409": rref("Conflict"), "503": rref("Unavailable")})
 	b.paths["/keys/demo/verify"].(obj)["get"].(obj)["security"] = []obj{}
