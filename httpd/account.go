@@ -85,7 +85,7 @@ func resetsAt(dst []byte, now time.Time) []byte {
 }
 
 func (o *operations) export(rq *request, p *Params) error {
-	return forbidden("Bulk data is never served by the API. Licensed exports (CSV and JSON, with a field dictionary, a coverage sheet and optional quarterly updates) are arranged by hand: see " + o.licensing + ".")
+	return forbidden("Bulk data is never served by the API. Licensed exports (CSV and JSON, with a field dictionary, a coverage sheet and optional quarterly updates) are arranged by hand: see " + o.licensing + ".").kind("export-not-offered")
 }
 
 // demoForOthers answers GET /v1/demo for keys that are not demo keys.

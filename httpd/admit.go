@@ -18,19 +18,20 @@ import (
 // revoked.
 func (s *Service) authenticate(raw []byte) (*access.Key, *Error) {
 	if len(raw) == 0 {
-		return nil, errorf(http.StatusUnauthorized, "An API key is required: send it in the X-Api-Key header or as Authorization: Bearer <key>.").
+		return nil, errorf(http.StatusUnauthorized, "An API key is required: send it in the X-Api-Key header or as Authorization: Bearer <key>. "+
+			"A free demo key (40 cars) is a POST /v1/keys/demo away; /v1/docs describes every route.").
 			with("WWW-Authenticate", bearerRealm)
 	}
 	k, ok := s.opts.Keys.Lookup(raw)
 	if !ok {
 		return nil, errorf(http.StatusUnauthorized, "The API key is not known. Check that it was copied whole.").
-			with("WWW-Authenticate", bearerRealmInvalid)
+			with("WWW-Authenticate", bearerRealmInvalid).kind("key-unknown")
 	}
 	switch k.State {
 	case access.StatePending:
-		return nil, forbidden("This API key is not yet active. Activate it with the link that was emailed to you; see " + s.opts.UpgradeURL + ".")
+		return nil, forbidden("This API key is not yet active. Activate it with the link that was emailed to you; see " + s.opts.UpgradeURL + ".").kind("key-inactive")
 	case access.StateRevoked:
-		return nil, forbidden("This API key has been revoked. To keep using the catalogue, see " + s.opts.UpgradeURL + ".")
+		return nil, forbidden("This API key has been revoked. To keep using the catalogue, see " + s.opts.UpgradeURL + ".").kind("key-inactive")
 	}
 	return k, nil
 }
@@ -43,7 +44,7 @@ func (s *Service) admit(rq *request, k *access.Key) (access.Ticket, *Error) {
 	if s.opts.Meter != nil && !s.opts.Meter.Healthy(now) {
 		ratelog.Default.Printf("metering refusal", "keyed requests are refused with 503: usage cannot be persisted (last error: %s)", s.opts.Meter.LastError())
 		return access.Ticket{}, unavailable(retryMetering,
-			"Usage metering is unavailable, so the request is refused rather than served uncounted. This is a failure on our side, not a limit of your key: retry after the Retry-After delay.")
+			"Usage metering is unavailable, so the request is refused rather than served uncounted. This is a failure on our side, not a limit of your key: retry after the Retry-After delay.").kind("metering-unavailable")
 	}
 	limits := &s.limits[k.Plan]
 	ticket, full, ok := k.Usage().Reserve(now, limits)

@@ -21,18 +21,18 @@ func (d *demoView) localeOrEnglish(code []byte) int {
 }
 
 func demoRebuilding() *Error {
-	return unavailable(300, "The demo set is being rebuilt. Your demo key is fine: retry in 5 minutes.")
+	return unavailable(300, "The demo set is being rebuilt. Your demo key is fine: retry in 5 minutes.").kind("demo-rebuilding")
 }
 
 // outsideTier is the 403 of an operation the demo tier does not have.
 func (d *demoView) outsideTier(op *operation) *Error {
-	return forbidden(op.path + " is not part of the demo tier: demo keys reach the 40 cars of the demo set (GET /v1/demo lists them). For the full catalogue, see " + d.upgradeURL + ".")
+	return forbidden(op.path + " is not part of the demo tier: demo keys reach the 40 cars of the demo set (GET /v1/demo lists them). For the full catalogue, see " + d.upgradeURL + ".").kind("outside-demo")
 }
 
 // outsideCar is the 403 of an id outside the demo set, or one that does
 // not decode.
 func (d *demoView) outsideCar() *Error {
-	return forbidden("This car is outside the demo set: demo keys reach the 40 cars GET /v1/demo lists. For the full catalogue, see " + d.upgradeURL + ".")
+	return forbidden("This car is outside the demo set: demo keys reach the 40 cars GET /v1/demo lists. For the full catalogue, see " + d.upgradeURL + ".").kind("outside-demo")
 }
 
 // stableID decodes a token of the kind; the demo tier never takes raw ids.

@@ -59,7 +59,7 @@ func refuseFraming(ctx *fasthttp.RequestCtx) bool {
 	h := &ctx.Request.Header
 	if h.ConnectionClose() && hasField(h.RawHeaders(), fieldTransferEncoding) && hasField(h.RawHeaders(), fieldContentLength) {
 		ctx.SetConnectionClose()
-		writeProblem(ctx, errorf(fasthttp.StatusBadRequest, "The request has both Content-Length and Transfer-Encoding, which RFC 9112 forbids; the connection is closed."))
+		writeProblem(ctx, errorf(fasthttp.StatusBadRequest, "The request has both Content-Length and Transfer-Encoding, which RFC 9112 forbids; the connection is closed.").kind("invalid-request"))
 		return true
 	}
 	if (h.IsGet() || h.IsHead()) && (h.ContentLength() > 0 || len(ctx.Request.Body()) > 0) {
@@ -128,6 +128,6 @@ func parseError(ctx *fasthttp.RequestCtx, err error) {
 	case errors.As(err, &ne) && ne.Timeout():
 		writeProblem(ctx, errorf(fasthttp.StatusRequestTimeout, "The request was not received in time."))
 	default:
-		writeProblem(ctx, errorf(fasthttp.StatusBadRequest, "The request could not be parsed as HTTP/1.1: "+truncate(err.Error(), 160)+"."))
+		writeProblem(ctx, errorf(fasthttp.StatusBadRequest, "The request could not be parsed as HTTP/1.1: "+truncate(err.Error(), 160)+".").kind("invalid-request"))
 	}
 }

@@ -61,8 +61,8 @@ func wantProblem(t *testing.T, r *http.Response, status int, detail string) {
 		t.Fatalf("Content-Type %q, want application/problem+json: %s", ct, b)
 	}
 	var p map[string]any
-	if err := json.Unmarshal(b, &p); err != nil || p["status"] != float64(status) || p["title"] == nil {
-		t.Fatalf("not a problem document: %s", b)
+	if err := json.Unmarshal(b, &p); err != nil || p["status"] != float64(status) || p["title"] == nil || !documentedType(p["type"], status) {
+		t.Fatalf("not a problem document of a documented type: %s", b)
 	}
 	if d, _ := p["detail"].(string); !strings.Contains(d, detail) {
 		t.Fatalf("detail %q does not contain %q", d, detail)

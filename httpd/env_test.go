@@ -133,8 +133,8 @@ func (e *env) problem(r resp, status int, want string) {
 		e.t.Errorf("problem content type %q", ct)
 	}
 	p := r.json(e.t)
-	if p["type"] != "about:blank" || p["title"] == nil || p["status"] != float64(status) {
-		e.t.Errorf("not a problem document: %s", r.body)
+	if !documentedType(p["type"], status) || p["title"] == nil || p["status"] != float64(status) {
+		e.t.Errorf("not a problem document of a documented type: %s", r.body)
 	}
 	if d, _ := p["detail"].(string); !strings.Contains(d, want) {
 		e.t.Errorf("detail %q does not contain %q", d, want)
@@ -225,4 +225,15 @@ func newEnvWith(t testing.TB, e *env, opts ...func(*httpd.Options)) *env {
 	}
 	e2.addr = httpdtest.Serve(t, e2.svc)
 	return &e2
+}
+
+// documentedType reports whether typ is the type URI of a kind of problem
+// the description documents for status.
+func documentedType(typ any, status int) bool {
+	for _, k := range httpd.ProblemKinds {
+		if typ == httpd.ProblemTypeBase+k.Kind && k.Status == status {
+			return true
+		}
+	}
+	return false
 }

@@ -42,8 +42,16 @@ func TestFilterRoute(t *testing.T) {
 			t.Fatalf("ev=true returned a %s", str(v, "fuel_slug"))
 		}
 	}
-	// Unknown values match nothing.
-	for _, p := range []string{"fuel=kerosene", "body=tank", "drive=sideways", "power_min=5000", "year=1850", "ev=true&fuel=diesel"} {
+	// Values of the vocabularies are taken in any case, body also as its
+	// English label; any other is refused, naming the ones it takes.
+	e.ok("/v1/variants?fuel=DIESEL&body=Hatchback&drive=Front", e.free)
+	for _, p := range []string{"fuel=kerosene", "body=tank", "drive=sideways"} {
+		name, _, _ := strings.Cut(p, "=")
+		e.problem(e.get("/v1/variants?"+p, e.free), 400, `"`+name+`" is "`)
+	}
+	e.problem(e.get("/v1/variants?fuel=kerosene", e.free), 400, "diesel, ")
+	// Numbers outside the catalogue, and contradictions, match nothing.
+	for _, p := range []string{"power_min=5000", "year=1850", "ev=true&fuel=diesel"} {
 		m := e.ok("/v1/variants?"+p, e.free)
 		if len(m["data"].([]any)) != 0 || m["links"].(map[string]any)["next"] != nil {
 			t.Errorf("%s: %v", p, m["data"])

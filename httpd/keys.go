@@ -21,7 +21,7 @@ func (s *Service) keyRequest(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if ctx.QueryArgs().Len() > 0 {
-		writeProblem(ctx, badRequest("This endpoint takes no query parameters: send the request as a JSON body."))
+		writeProblem(ctx, badRequest("This endpoint takes no query parameters: send the request as a JSON body.").kind("invalid-request"))
 		return
 	}
 	network := keyflow.Network(peer(ctx), ctx.Request.Header.PeekAll("X-Forwarded-For"), s.opts.TrustedProxies)
@@ -36,7 +36,7 @@ func (s *Service) keyVerify(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	var p Params
-	if err := parse(verifyParams, &p, ctx.QueryArgs(), false); err != nil {
+	if err := parse(verifyParams, &p, ctx.QueryArgs(), false, nil); err != nil {
 		writeProblem(ctx, err)
 		return
 	}
@@ -55,6 +55,12 @@ func (s *Service) sendFlow(ctx *fasthttp.RequestCtx, status int, data any, p *ke
 		return
 	}
 	e := &Error{Status: p.Status, Detail: p.Detail, RetryAfter: int64(p.RetryAfter)}
+	switch p.Status {
+	case fasthttp.StatusBadRequest:
+		e.Kind = "invalid-request"
+	case fasthttp.StatusTooManyRequests:
+		e.Kind = "network-rate-limited"
+	}
 	if p.Status == fasthttp.StatusUnsupportedMediaType {
 		e.with("Accept-Post", keyflow.MediaType) // W3C LDP 1.0, section 7.1
 	}

@@ -76,16 +76,15 @@ func (s *Service) describe(v *view) *described {
 			PerMinute: s.opts.PaidLimiter.Limit(), Settles: g.Settles(), Prices: map[string]int64{
 				"getVariantSpecs": OpSpecs.Price(), "search": OpSearch.Price(), "filterVariants": OpFilter.Price(), "compare": OpCompare.Price()}}
 	}
-	en := c.English()
-	in.Fuels, in.BodySlugs, in.Drives = v.vocab[fuels], v.vocab[bodies], v.vocab[drives]
-	for code := range c.Bodies() {
-		in.Bodies = append(in.Bodies, c.BodyLabel(en, uint8(code)))
-	}
+	in.Fuels, in.BodySlugs, in.Drives, in.Bodies = v.vocab[fuels], v.vocab[bodies], v.vocab[drives], v.vocab[bodyLabels]
 	in.Parameters = map[string][]map[string]any{}
 	for _, op := range keyedOperations {
 		in.Parameters[op.id] = openAPIParameters(op.params, v.vocab)
 	}
 	in.Parameters["verifyDemoKey"] = openAPIParameters(verifyParams, v.vocab)
+	for _, k := range ProblemKinds {
+		in.ProblemTypes = append(in.ProblemTypes, openapi.ProblemType{URI: ProblemTypeBase + k.Kind, Status: k.Status, Means: k.Means})
+	}
 	d := &described{doc: openapi.Build(in)}
 	d.json, _ = json.Marshal(d.doc)
 	d.html, _ = openapi.RenderDocs(d.doc)

@@ -130,7 +130,7 @@ const (
 // path parameters already in rq.p), the locale resolved, then the full
 // or the demo operation.
 func (o *operations) answer(rq *request, v *view, op *operation, t tier, args *fasthttp.Args, tool bool) error {
-	if err := parse(op.params, &rq.p, args, tool); err != nil {
+	if err := parse(op.params, &rq.p, args, tool, &v.vocab); err != nil {
 		return err
 	}
 	rq.imperial = rq.p.Imperial

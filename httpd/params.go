@@ -65,7 +65,10 @@ type Param struct {
 	Enum                 []string
 	Default              any
 	vocab                vocabulary
-	Description          string
+	// closed: a value outside the vocabulary is refused (400 listing the
+	// allowed ones), compared without case.
+	closed      bool
+	Description string
 	// toolSchema replaces the schema for MCP tools, whose JSON arguments
 	// carry a richer type (compare's ids as an array, ev as a boolean).
 	toolSchema map[string]any
@@ -94,6 +97,7 @@ const (
 	fuels
 	bodies
 	drives
+	bodyLabels // the English labels of bodies, which body also takes
 )
 
 var (
@@ -165,9 +169,9 @@ var (
 			return ""
 		}}
 
-	paramFuel  = filterTerm("fuel", fuels, "Fuel type (its slug, any case). An unknown value matches nothing; an empty one counts as absent.", func(p *Params) *[]byte { return &p.Fuel })
-	paramBody  = filterTerm("body", bodies, "Body type: its slug or its English label, any case. An unknown value matches nothing.", func(p *Params) *[]byte { return &p.Body })
-	paramDrive = filterTerm("drive", drives, "Drivetrain (its slug, any case). An unknown value matches nothing.", func(p *Params) *[]byte { return &p.Drive })
+	paramFuel  = filterTerm("fuel", fuels, "Fuel type: its slug, in any case; an empty value counts as absent, any other value is refused.", func(p *Params) *[]byte { return &p.Fuel })
+	paramBody  = filterTerm("body", bodies, "Body type: its slug or its English label, in any case; an empty value counts as absent, any other value is refused.", func(p *Params) *[]byte { return &p.Body })
+	paramDrive = filterTerm("drive", drives, "Drivetrain: its slug, in any case; an empty value counts as absent, any other value is refused.", func(p *Params) *[]byte { return &p.Drive })
 	paramPMin  = filterInt("power_min", "Least power, in hp.", func(p *Params) *optInt { return &p.PowerMin })
 	paramPMax  = filterInt("power_max", "Most power, in hp.", func(p *Params) *optInt { return &p.PowerMax })
 	paramPrice = filterInt("price_max", "Highest Dutch new-car list price, in EUR; variants without a known price never match.", func(p *Params) *optInt { return &p.PriceMax })
@@ -203,7 +207,7 @@ func pathParam(name, description string) *Param {
 // filterTerm declares a filter on a vocabulary; an empty value is no
 // filter.
 func filterTerm(name string, v vocabulary, description string, field func(*Params) *[]byte) *Param {
-	return &Param{Name: name, In: "query", Type: "string", vocab: v, Description: description,
+	return &Param{Name: name, In: "query", Type: "string", vocab: v, closed: true, Description: description,
 		set: func(p *Params, v []byte) string { *field(p) = v; return "" }}
 }
 
@@ -226,9 +230,9 @@ func filterInt(name, description string, field func(*Params) *optInt) *Param {
 // parse fills p from args, the parameters as named by REST (tool false)
 // or an MCP tool (tool true), and refuses, naming it, a parameter the
 // table does not hold, one given twice, a value its declaration refuses
-// and a required one absent or blank. Path parameters are set by the REST
+// (a closed one outside vocab) and a required one absent or blank. Path parameters are set by the REST
 // adapter from the path before.
-func parse(table []*Param, p *Params, args *fasthttp.Args, tool bool) *Error {
+func parse(table []*Param, p *Params, args *fasthttp.Args, tool bool, vocab *vocabularies) *Error {
 	p.Limit = defaultLimit
 	var seen uint32 // bit i: table[i] was given
 	for k, v := range args.All() {
@@ -240,6 +244,9 @@ func parse(table []*Param, p *Params, args *fasthttp.Args, tool bool) *Error {
 			return badParam(k, tool, "is given more than once")
 		}
 		seen |= 1 << i
+		if !vocab.allows(table[i], v) {
+			return badParam(k, tool, "is "+quoted(v)+", which it does not take; it takes "+strings.Join(vocab[table[i].vocab], ", ")+" (in any case)")
+		}
 		if what := table[i].set(p, v); what != "" {
 			return badParam(k, tool, what)
 		}
@@ -336,7 +343,11 @@ func (d *Param) schema(v vocabularies, tool bool) map[string]any {
 	}
 	desc := d.Description
 	if values := v[d.vocab]; len(values) > 0 {
-		s["examples"] = values
+		if d.closed {
+			s["enum"] = values
+		} else {
+			s["examples"] = values
+		}
 		desc += " One of: " + strings.Join(values, ", ") + "."
 	}
 	if tool {
@@ -346,7 +357,27 @@ func (d *Param) schema(v vocabularies, tool bool) map[string]any {
 }
 
 // vocabularies are the values of each vocabulary in a catalogue.
-type vocabularies [drives + 1][]string
+type vocabularies [bodyLabels + 1][]string
+
+// allows reports whether a closed parameter takes v: a value of its
+// vocabulary, or for body an English body label, in any case.
+func (v *vocabularies) allows(d *Param, value []byte) bool {
+	if !d.closed || len(value) == 0 || v == nil {
+		return true
+	}
+	lists := [][]string{v[d.vocab]}
+	if d.vocab == bodies {
+		lists = append(lists, v[bodyLabels])
+	}
+	for _, list := range lists {
+		for _, s := range list {
+			if strings.EqualFold(s, string(value)) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // openAPIParameters renders a table as OpenAPI parameter objects.
 func openAPIParameters(table []*Param, v vocabularies) []map[string]any {

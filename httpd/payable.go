@@ -34,12 +34,12 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation) {
 	if ok, wait := s.opts.PaidLimiter.Allow(network, now); !ok {
 		writeProblem(ctx, &Error{Status: fasthttp.StatusTooManyRequests, RetryAfter: int64(wait / time.Second),
 			Detail: "Calls paid per request are limited to " + strconv.FormatInt(s.opts.PaidLimiter.Limit(), 10) +
-				" a minute per network, and this network has made them this minute. Retry after the Retry-After delay, or use an API key: see " + s.opts.UpgradeURL + "."})
+				" a minute per network, and this network has made them this minute. Retry after the Retry-After delay, or use an API key: see " + s.opts.UpgradeURL + ".", Kind: "network-rate-limited"})
 		return
 	}
 	payload, err := x402.DecodePayment(sig)
 	if err != nil {
-		writeProblem(ctx, badRequest("The PAYMENT-SIGNATURE header cannot be read: "+err.Error()+". It must be the standard base64 (with padding) of an x402 version 2 PaymentPayload JSON object."))
+		writeProblem(ctx, badRequest("The PAYMENT-SIGNATURE header cannot be read: "+err.Error()+". It must be the standard base64 (with padding) of an x402 version 2 PaymentPayload JSON object.").kind("invalid-payment"))
 		return
 	}
 	// A paid call always gets the full representation it pays for.
@@ -60,7 +60,7 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation) {
 		s.paymentRequired(ctx, op, rej.Reason, "The payment was refused ("+rej.Reason+"): "+rej.Detail+".")
 	case sold.Verify != nil: // Gate.Verify logged the cause.
 		writeProblem(ctx, unavailable(retryMetering,
-			"The payment could not be verified because the payment facilitator is unavailable; nothing was charged. This is a failure on our side: retry after the Retry-After delay with a new payment."))
+			"The payment could not be verified because the payment facilitator is unavailable; nothing was charged. This is a failure on our side: retry after the Retry-After delay with a new payment.").kind("facilitator-unavailable"))
 	case !sold.Served:
 		writeProblem(ctx, asError(refused)) // not served: nothing is settled
 	case sold.Outcome == x402.Settled:

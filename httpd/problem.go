@@ -16,7 +16,7 @@ import (
 // error, each in one place.
 type Error struct {
 	Status int    // HTTP status
-	Type   string // problem type URI; empty means about:blank
+	Kind   string // the kind of problem (see ProblemKinds); empty: the status's first kind
 	Detail string // what was wrong, for a person: names the parameter or id
 	// RetryAfter, in seconds, tells when to retry (0: not said).
 	RetryAfter int64
@@ -43,12 +43,62 @@ func (e *Error) Title() string {
 	return http.StatusText(e.Status)
 }
 
-// TypeURI is the problem's type URI.
+// TypeURI is the problem's type URI: ProblemTypeBase and its kind.
 func (e *Error) TypeURI() string {
-	if e.Type == "" {
-		return "about:blank"
+	if e.Kind != "" {
+		return ProblemTypeBase + e.Kind
 	}
-	return e.Type
+	for _, k := range ProblemKinds {
+		if k.Status == e.Status {
+			return ProblemTypeBase + k.Kind
+		}
+	}
+	return "about:blank"
+}
+
+// kind returns e of another kind.
+func (e *Error) kind(k string) *Error {
+	e.Kind = k
+	return e
+}
+
+// ProblemTypeBase prefixes every problem type URI; the kind follows.
+const ProblemTypeBase = "https://vspec.example/problems/"
+
+// ProblemKinds are the kinds of problem the API answers, each with its
+// status and what it means: the type URIs clients may switch on. A
+// status's first kind is the one of an error that names none.
+var ProblemKinds = []struct {
+	Kind   string
+	Status int
+	Means  string
+}{
+	{"invalid-parameter", 400, "A path or query parameter (or an MCP argument) is unknown, repeated, malformed, out of its enumeration or missing; the detail names it."},
+	{"invalid-request", 400, "The request itself cannot be read: its framing, its HTTP syntax or the key request's body."},
+	{"invalid-payment", 400, "The PAYMENT-SIGNATURE header cannot be read as an x402 version 2 PaymentPayload."},
+	{"key-required", 401, "No API key was sent on a route that needs one."},
+	{"key-unknown", 401, "The API key sent is not known."},
+	{"payment-required", 402, "A payable operation called without a key: the PAYMENT-REQUIRED header carries the offer; also a payment refused or not settled (nothing charged)."},
+	{"key-inactive", 403, "The key is not yet activated, or revoked."},
+	{"outside-demo", 403, "A demo key reached a route or a car outside the demo set."},
+	{"export-not-offered", 403, "Bulk data is never served by the API; the detail links the licensing offer."},
+	{"origin-refused", 403, "The MCP endpoint does not answer this Host or Origin (protection against DNS rebinding)."},
+	{"not-found", 404, "No such route, resource or id (an undecodable id and an unknown one are the same 404)."},
+	{"method-not-allowed", 405, "The route does not take this method; Allow lists those it takes."},
+	{"request-timeout", 408, "The request was not received in time."},
+	{"conflict", 409, "A key was already issued to this address, or the activation link was used or expired."},
+	{"content-too-large", 413, "The request carries a body larger than its route takes (GET and HEAD take none)."},
+	{"unsupported-media-type", 415, "The key request's body is not application/json; Accept-Post names the type."},
+	{"unprocessable-email", 422, "The email's domain cannot receive mail, is disposable or is not a domain name."},
+	{"rate-limited", 429, "The key used its calls of a window (minute, day or month; the detail names it). Retry-After and RateLimit tell when."},
+	{"network-rate-limited", 429, "The caller's network reached a per-network limit: keyless paid calls, key requests or connections."},
+	{"header-too-large", 431, "The request line and headers are larger than the server reads."},
+	{"internal", 500, "A failure of ours that should not happen; it is logged."},
+	{"unavailable", 503, "A failure on our side, never a limit of the caller: retry after Retry-After."},
+	{"metering-unavailable", 503, "Usage cannot be metered, so the call is refused rather than served uncounted (fail closed)."},
+	{"demo-rebuilding", 503, "The demo set is being rebuilt; the demo key is fine."},
+	{"facilitator-unavailable", 503, "The x402 payment facilitator cannot be reached; nothing was charged."},
+	{"settlement-unknown", 504, "The settlement of a payment has no clear outcome: the answer is withheld and the payment recorded under Payment-Reference."},
 }
 
 // with returns e with a response field added.
@@ -59,6 +109,7 @@ func (e *Error) with(name, value string) *Error {
 
 func errorf(status int, detail string) *Error { return &Error{Status: status, Detail: detail} }
 
+// badRequest is the 400 of a parameter.
 func badRequest(detail string) *Error { return errorf(http.StatusBadRequest, detail) }
 func notFound(detail string) *Error   { return errorf(http.StatusNotFound, detail) }
 func forbidden(detail string) *Error  { return errorf(http.StatusForbidden, detail) }

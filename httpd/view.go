@@ -49,6 +49,7 @@ func newView(c *engine.Catalogue, codec *publicid.Codec, epoch uint32) *view {
 	}
 	for code := range c.Bodies() {
 		v.vocab[bodies] = append(v.vocab[bodies], c.BodySlug(uint8(code)))
+		v.vocab[bodyLabels] = append(v.vocab[bodyLabels], c.BodyLabel(c.English(), uint8(code)))
 	}
 	for code := range c.Drives() {
 		v.vocab[drives] = append(v.vocab[drives], c.DriveSlug(uint8(code)))

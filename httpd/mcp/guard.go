@@ -81,7 +81,7 @@ func (g *guard) originAllowed(origin string) bool {
 func (g *guard) hosts(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.hostAllowed(r.Host) {
-			writeProblem(w, http.StatusForbidden, "Forbidden", "The Host header "+quote(r.Host)+" is not one this server answers to.", nil)
+			writeProblem(w, http.StatusForbidden, "origin-refused", "The Host header "+quote(r.Host)+" is not one this server answers to.", nil)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -98,7 +98,7 @@ func (g *guard) origins(next http.Handler) http.Handler {
 			return
 		}
 		if !g.originAllowed(origin) {
-			writeProblem(w, http.StatusForbidden, "Forbidden", "Requests from the origin "+quote(origin)+" are not accepted.", nil)
+			writeProblem(w, http.StatusForbidden, "origin-refused", "Requests from the origin "+quote(origin)+" are not accepted.", nil)
 			return
 		}
 		h := w.Header()
@@ -132,7 +132,7 @@ func bodies(next http.Handler) http.Handler {
 		if r.Body != nil && r.Body != http.NoBody {
 			b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 			if err != nil {
-				writeProblem(w, http.StatusBadRequest, "Bad Request", "The request body could not be read: "+err.Error(), nil)
+				writeProblem(w, http.StatusBadRequest, "invalid-request", "The request body could not be read: "+err.Error(), nil)
 				return
 			}
 			if len(b) > MaxBodyBytes {

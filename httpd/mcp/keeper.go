@@ -50,15 +50,15 @@ func (k *keeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
-			writeProblem(w, http.StatusRequestEntityTooLarge, "Request Entity Too Large", "The request body is larger than "+strconv.Itoa(maxBody)+" bytes.", nil)
+			writeProblem(w, http.StatusRequestEntityTooLarge, "content-too-large", "The request body is larger than "+strconv.Itoa(maxBody)+" bytes.", nil)
 			return
 		} else if err != nil {
-			writeProblem(w, http.StatusBadRequest, "Bad Request", "The request body could not be read.", nil)
+			writeProblem(w, http.StatusBadRequest, "invalid-request", "The request body could not be read.", nil)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if calls = toolCalls(body); calls > 1 {
-			writeProblem(w, http.StatusBadRequest, "Bad Request", "A request may carry one tools/call; send the calls one by one.", nil)
+			writeProblem(w, http.StatusBadRequest, "invalid-request", "A request may carry one tools/call; send the calls one by one.", nil)
 			return
 		}
 	}
@@ -114,7 +114,7 @@ func (k *keeper) refuse(w http.ResponseWriter, e *httpd.Error) {
 }
 
 func (k *keeper) unauthorized(w http.ResponseWriter, detail string) {
-	writeProblem(w, http.StatusUnauthorized, "Unauthorized", detail, http.Header{"Www-Authenticate": {k.challenge}})
+	writeProblem(w, http.StatusUnauthorized, "key-required", detail, http.Header{"Www-Authenticate": {k.challenge}})
 }
 
 // challenge is the WWW-Authenticate of a 401: Bearer, pointing at the

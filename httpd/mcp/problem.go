@@ -20,10 +20,10 @@ type problemDetail struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// writeProblem writes a problem response with extra headers.
-func writeProblem(w http.ResponseWriter, status int, title, detail string, extra http.Header) {
-	body, _ := json.Marshal(problemDetail{Type: "about:blank", Title: title, Status: status, Detail: detail})
-	writeBody(w, status, body, extra)
+// writeProblem writes a problem of the kind (see httpd.ProblemKinds) with
+// extra headers.
+func writeProblem(w http.ResponseWriter, status int, kind, detail string, extra http.Header) {
+	writeError(w, &httpd.Error{Status: status, Kind: kind, Detail: detail}, extra)
 }
 
 // writeError writes an operation's refusal as REST does: its status, its

@@ -127,7 +127,7 @@ func New(svc *httpd.Service, opts Options) (http.Handler, error) {
 		ResourceDocumentation:  svc.UpgradeURL(),
 	}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, http.StatusNotFound, "Not Found", "No route for "+r.URL.Path+": the MCP endpoint is "+Path+".", nil)
+		writeProblem(w, http.StatusNotFound, "not-found", "No route for "+r.URL.Path+": the MCP endpoint is "+Path+".", nil)
 	})
 	return g.hosts(bodies(mux)), nil
 }

@@ -3,6 +3,7 @@ package openapi
 import (
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -23,6 +24,7 @@ type Inputs struct {
 	SearchThreshold float32                    // pg_trgm word-similarity threshold
 	Examples        map[string]json.RawMessage // example response bodies by name (see Example* constants)
 	Parameters      map[string][]obj           // each operation's parameter objects, by operationId, from its parameter table
+	ProblemTypes    []ProblemType              // the kinds of problem, in status order
 	Payments        *Payments                  // per-request payments; nil when off
 	AgentURL        string                     // the MCP endpoint of the agent tool surface; "" when off
 }
@@ -50,6 +52,31 @@ const (
 )
 
 type obj = map[string]any
+
+// ProblemType is one kind of problem the API answers: its type URI, status
+// and meaning.
+type ProblemType struct {
+	URI    string
+	Status int
+	Means  string
+}
+
+// problemTypes documents every problem type, for ProblemDetail.type.
+func (b *builder) problemTypes() string {
+	s := "The kind of problem, one URI per kind (clients may switch on it; the detail is for people). `about:blank` where no kind applies.\n\n"
+	for _, t := range b.in.ProblemTypes {
+		s += "- `" + t.URI + "` (" + strconv.Itoa(t.Status) + "): " + t.Means + "\n"
+	}
+	return s
+}
+
+func (b *builder) problemURIs() []string {
+	var uris []string
+	for _, t := range b.in.ProblemTypes {
+		uris = append(uris, t.URI)
+	}
+	return uris
+}
 
 func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
 
