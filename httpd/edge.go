@@ -50,27 +50,24 @@ var (
 	pathKeyRequestAlias = []byte("/v1/keys")
 )
 
-// refuseFraming writes the problem for a request whose framing or shape no
-// route may see, and reports whether it did: a message with both
-// Content-Length and Transfer-Encoding (RFC 9112 §6.1: the connection is
-// closed after the answer, so nothing smuggled behind it is read), a body
-// on GET or HEAD, and an encoded slash in the path (never a separator).
-func refuseFraming(ctx *fasthttp.RequestCtx) bool {
+// framingRefusal is the problem of a request whose framing or shape no
+// route may see, or nil: a message with both Content-Length and
+// Transfer-Encoding (RFC 9112 §6.1: the connection is closed after the
+// answer, so nothing smuggled behind it is read), a body on GET or HEAD,
+// and an encoded slash in the path (never a separator).
+func framingRefusal(ctx *fasthttp.RequestCtx) *Error {
 	h := &ctx.Request.Header
 	if h.ConnectionClose() && hasField(h.RawHeaders(), fieldTransferEncoding) && hasField(h.RawHeaders(), fieldContentLength) {
 		ctx.SetConnectionClose()
-		writeProblem(ctx, errorf(fasthttp.StatusBadRequest, "The request has both Content-Length and Transfer-Encoding, which RFC 9112 forbids; the connection is closed.").kind("invalid-request"))
-		return true
+		return errorf(fasthttp.StatusBadRequest, "The request has both Content-Length and Transfer-Encoding, which RFC 9112 forbids; the connection is closed.").kind("invalid-request")
 	}
 	if (h.IsGet() || h.IsHead()) && (h.ContentLength() > 0 || len(ctx.Request.Body()) > 0) {
-		writeProblem(ctx, errorf(fasthttp.StatusRequestEntityTooLarge, "A "+string(h.Method())+" request takes no body."))
-		return true
+		return errorf(fasthttp.StatusRequestEntityTooLarge, "A "+string(h.Method())+" request takes no body.")
 	}
 	if uri := ctx.RequestURI(); bytes.IndexByte(uri, '%') >= 0 && encodedSlash(uri) {
-		writeProblem(ctx, errorf(fasthttp.StatusNotFound, "The path contains an encoded slash (%2F), which is never a path separator here."))
-		return true
+		return errorf(fasthttp.StatusNotFound, "The path contains an encoded slash (%2F), which is never a path separator here.")
 	}
-	return false
+	return nil
 }
 
 var (
@@ -113,7 +110,7 @@ func encodedSlash(uri []byte) bool {
 
 // parseError is fasthttp's ErrorHandler: the answer to a request it could
 // not read. fasthttp closes the connection after it.
-func parseError(ctx *fasthttp.RequestCtx, err error) {
+func (s *Service) parseError(ctx *fasthttp.RequestCtx, err error) {
 	var small *fasthttp.ErrSmallBuffer
 	var ne net.Error
 	switch {
@@ -122,12 +119,12 @@ func parseError(ctx *fasthttp.RequestCtx, err error) {
 		if ctx.Request.Header.IsPost() {
 			detail = "The body is larger than the " + strconv.Itoa(KeyRequestBodyBytes>>10) + " KiB this endpoint accepts."
 		}
-		writeProblem(ctx, errorf(fasthttp.StatusRequestEntityTooLarge, detail))
+		s.problem(ctx, errorf(fasthttp.StatusRequestEntityTooLarge, detail))
 	case errors.As(err, &small):
-		writeProblem(ctx, errorf(fasthttp.StatusRequestHeaderFieldsTooLarge, "The request line and headers are larger than the server reads; shorten the query or the headers."))
+		s.problem(ctx, errorf(fasthttp.StatusRequestHeaderFieldsTooLarge, "The request line and headers are larger than the server reads; shorten the query or the headers."))
 	case errors.As(err, &ne) && ne.Timeout():
-		writeProblem(ctx, errorf(fasthttp.StatusRequestTimeout, "The request was not received in time."))
+		s.problem(ctx, errorf(fasthttp.StatusRequestTimeout, "The request was not received in time."))
 	default:
-		writeProblem(ctx, errorf(fasthttp.StatusBadRequest, "The request could not be parsed as HTTP/1.1: "+truncate(err.Error(), 160)+".").kind("invalid-request"))
+		s.problem(ctx, errorf(fasthttp.StatusBadRequest, "The request could not be parsed as HTTP/1.1: "+truncate(err.Error(), 160)+".").kind("invalid-request"))
 	}
 }

@@ -17,11 +17,11 @@ import (
 // X-Forwarded-For line counts when the peer is a trusted proxy.
 func (s *Service) keyRequest(ctx *fasthttp.RequestCtx) {
 	if s.opts.KeyFlow == nil {
-		writeProblem(ctx, unavailable(0, "Demo keys cannot be requested on this server."))
+		s.problem(ctx, unavailable(0, "Demo keys cannot be requested on this server."))
 		return
 	}
 	if ctx.QueryArgs().Len() > 0 {
-		writeProblem(ctx, badRequest("This endpoint takes no query parameters: send the request as a JSON body.").kind("invalid-request"))
+		s.problem(ctx, badRequest("This endpoint takes no query parameters: send the request as a JSON body.").kind("invalid-request"))
 		return
 	}
 	network := keyflow.Network(peer(ctx), ctx.Request.Header.PeekAll("X-Forwarded-For"), s.opts.TrustedProxies)
@@ -32,12 +32,12 @@ func (s *Service) keyRequest(ctx *fasthttp.RequestCtx) {
 // keyVerify answers GET /v1/keys/demo/verify?t=: the key, shown once.
 func (s *Service) keyVerify(ctx *fasthttp.RequestCtx) {
 	if s.opts.KeyFlow == nil {
-		writeProblem(ctx, unavailable(0, "Demo keys cannot be issued on this server."))
+		s.problem(ctx, unavailable(0, "Demo keys cannot be issued on this server."))
 		return
 	}
 	var p Params
 	if err := parse(verifyParams, &p, ctx.QueryArgs(), false, nil); err != nil {
-		writeProblem(ctx, err)
+		s.problem(ctx, err)
 		return
 	}
 	covers := "the 40 cars of the demo set"
@@ -64,7 +64,7 @@ func (s *Service) sendFlow(ctx *fasthttp.RequestCtx, status int, data any, p *ke
 	if p.Status == fasthttp.StatusUnsupportedMediaType {
 		e.with("Accept-Post", keyflow.MediaType) // W3C LDP 1.0, section 7.1
 	}
-	writeProblem(ctx, e)
+	s.problem(ctx, e)
 }
 
 // sendJSON sends {data, meta} for the cold key routes, never cached.

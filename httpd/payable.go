@@ -32,14 +32,14 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation) {
 	now := s.opts.Now()
 	network := keyflow.Network(peer(ctx), ctx.Request.Header.PeekAll("X-Forwarded-For"), s.opts.TrustedProxies)
 	if ok, wait := s.opts.PaidLimiter.Allow(network, now); !ok {
-		writeProblem(ctx, &Error{Status: fasthttp.StatusTooManyRequests, RetryAfter: int64(wait / time.Second),
+		s.problem(ctx, &Error{Status: fasthttp.StatusTooManyRequests, RetryAfter: int64(wait / time.Second),
 			Detail: "Calls paid per request are limited to " + strconv.FormatInt(s.opts.PaidLimiter.Limit(), 10) +
 				" a minute per network, and this network has made them this minute. Retry after the Retry-After delay, or use an API key: see " + s.opts.UpgradeURL + ".", Kind: "network-rate-limited"})
 		return
 	}
 	payload, err := x402.DecodePayment(sig)
 	if err != nil {
-		writeProblem(ctx, badRequest("The PAYMENT-SIGNATURE header cannot be read: "+err.Error()+". It must be the standard base64 (with padding) of an x402 version 2 PaymentPayload JSON object.").kind("invalid-payment"))
+		s.problem(ctx, badRequest("The PAYMENT-SIGNATURE header cannot be read: "+err.Error()+". It must be the standard base64 (with padding) of an x402 version 2 PaymentPayload JSON object.").kind("invalid-payment"))
 		return
 	}
 	// A paid call always gets the full representation it pays for.
@@ -59,10 +59,10 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation) {
 	case errors.As(sold.Verify, &rej):
 		s.paymentRequired(ctx, op, rej.Reason, "The payment was refused ("+rej.Reason+"): "+rej.Detail+".")
 	case sold.Verify != nil: // Gate.Verify logged the cause.
-		writeProblem(ctx, unavailable(retryMetering,
+		s.problem(ctx, unavailable(retryMetering,
 			"The payment could not be verified because the payment facilitator is unavailable; nothing was charged. This is a failure on our side: retry after the Retry-After delay with a new payment.").kind("facilitator-unavailable"))
 	case !sold.Served:
-		writeProblem(ctx, asError(refused)) // not served: nothing is settled
+		s.problem(ctx, asError(refused)) // not served: nothing is settled
 	case sold.Outcome == x402.Settled:
 		s.send(ctx, rq)
 		header, _ := x402.EncodeHeader(sold.Response)
@@ -74,10 +74,10 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation) {
 	case sold.Outcome == x402.Refused:
 		header, _ := x402.EncodeHeader(sold.Response)
 		ctx.Response.Header.Set(x402.HeaderResponse, header)
-		paymentProblem(ctx, "The payment could not be settled ("+sold.Response.ErrorReason+"), so the response is withheld and nothing was charged. Retry with a new payment.")
+		s.paymentProblem(ctx, "The payment could not be settled ("+sold.Response.ErrorReason+"), so the response is withheld and nothing was charged. Retry with a new payment.")
 	default: // unknown: it may have been taken
 		ctx.Response.Header.Set(HeaderPaymentReference, sold.Reference)
-		writeProblem(ctx, errorf(fasthttp.StatusGatewayTimeout, SettlementUnknownDetail(sold.Reference)))
+		s.problem(ctx, errorf(fasthttp.StatusGatewayTimeout, SettlementUnknownDetail(sold.Reference)))
 	}
 }
 
@@ -123,13 +123,13 @@ func (s *Service) paymentRequired(ctx *fasthttp.RequestCtx, op Operation, reason
 	if refused != "" {
 		detail = refused + " " + detail
 	}
-	paymentProblem(ctx, detail)
+	s.paymentProblem(ctx, detail)
 }
 
 // paymentProblem writes a 402 ProblemDetail as application/json, as the
 // contract says the 402 body is.
-func paymentProblem(ctx *fasthttp.RequestCtx, detail string) {
-	writeProblem(ctx, errorf(fasthttp.StatusPaymentRequired, detail))
+func (s *Service) paymentProblem(ctx *fasthttp.RequestCtx, detail string) {
+	s.problem(ctx, errorf(fasthttp.StatusPaymentRequired, detail))
 	ctx.SetContentType("application/json; charset=utf-8")
 }
 

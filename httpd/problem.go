@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/vspec/catalogue/engine/jsonenc"
+	"github.com/vspec/catalogue/httpd/observe"
 )
 
 // Error is an API error: what went wrong, as every transport tells it.
@@ -45,15 +46,23 @@ func (e *Error) Title() string {
 
 // TypeURI is the problem's type URI: ProblemTypeBase and its kind.
 func (e *Error) TypeURI() string {
+	if k := e.kindName(); k != "" {
+		return ProblemTypeBase + k
+	}
+	return "about:blank"
+}
+
+// kindName is e's kind, or its status's first kind ("" when none).
+func (e *Error) kindName() string {
 	if e.Kind != "" {
-		return ProblemTypeBase + e.Kind
+		return e.Kind
 	}
 	for _, k := range ProblemKinds {
 		if k.Status == e.Status {
-			return ProblemTypeBase + k.Kind
+			return k.Kind
 		}
 	}
-	return "about:blank"
+	return ""
 }
 
 // kind returns e of another kind.
@@ -131,8 +140,10 @@ func truncate(s string, n int) string {
 
 const contentProblem = "application/problem+json; charset=utf-8"
 
-// writeProblem writes e as an RFC 9457 problem response, never cached.
-func writeProblem(ctx *fasthttp.RequestCtx, e *Error) {
+// problem writes e as an RFC 9457 problem response, never cached, with the
+// request's id, and counts it by kind.
+func (s *Service) problem(ctx *fasthttp.RequestCtx, e *Error) {
+	s.obs.Problem(e.kindName())
 	b := append(make([]byte, 0, 256), `{"type":`...)
 	b = jsonenc.AppendString(b, e.TypeURI())
 	b = append(b, `,"title":`...)
@@ -143,8 +154,12 @@ func writeProblem(ctx *fasthttp.RequestCtx, e *Error) {
 		b = append(b, `,"detail":`...)
 		b = jsonenc.AppendString(b, e.Detail)
 	}
-	b = append(b, '}')
 	h := &ctx.Response.Header
+	if id := h.Peek(observe.HeaderRequestID); len(id) > 0 {
+		b = append(b, `,"request_id":`...)
+		b = jsonenc.AppendString(b, string(id))
+	}
+	b = append(b, '}')
 	for i := 0; i+1 < len(e.Header); i += 2 {
 		h.Set(e.Header[i], e.Header[i+1])
 	}
@@ -158,14 +173,14 @@ func writeProblem(ctx *fasthttp.RequestCtx, e *Error) {
 }
 
 func (s *Service) notFound(ctx *fasthttp.RequestCtx) {
-	writeProblem(ctx, notFound("No route for "+string(ctx.Path())))
+	s.problem(ctx, notFound("No route for "+string(ctx.Path())))
 }
 
 func (s *Service) methodNotAllowed(ctx *fasthttp.RequestCtx) {
-	writeProblem(ctx, errorf(fasthttp.StatusMethodNotAllowed, "The method "+string(ctx.Method())+" is not allowed on "+string(ctx.Path())+"; see the Allow header"))
+	s.problem(ctx, errorf(fasthttp.StatusMethodNotAllowed, "The method "+string(ctx.Method())+" is not allowed on "+string(ctx.Path())+"; see the Allow header"))
 }
 
 func (s *Service) panicked(ctx *fasthttp.RequestCtx, v any) {
 	log.Printf("BUG: panic serving %s %s: %v", ctx.Method(), ctx.Path(), v)
-	writeProblem(ctx, errorf(fasthttp.StatusInternalServerError, ""))
+	s.problem(ctx, errorf(fasthttp.StatusInternalServerError, ""))
 }

@@ -3,10 +3,12 @@ package httpd
 import (
 	"bytes"
 	"log"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/observe"
 )
 
 // The REST adapter of the keyed operations: the key a request sends, its
@@ -55,14 +57,14 @@ func (s *Service) handler(op *operation) fasthttp.RequestHandler {
 		}
 		k, err := s.authenticate(raw)
 		if err != nil {
-			writeProblem(ctx, err)
+			s.problem(ctx, err)
 			return
 		}
 		rq := getRequest()
 		defer putRequest(rq)
 		ticket, err := s.admit(rq, k)
 		if err != nil {
-			writeProblem(ctx, err)
+			s.problem(ctx, err)
 			return
 		}
 		ctx.Response.Header.SetBytesKV(headerRateLimitPolicy, s.policy[k.Plan])
@@ -83,7 +85,7 @@ func (s *Service) handler(op *operation) fasthttp.RequestHandler {
 // written.
 func (s *Service) answer(ctx *fasthttp.RequestCtx, rq *request, op *operation, t tier) {
 	if err := s.run(ctx, rq, op, t); err != nil {
-		writeProblem(ctx, asError(err))
+		s.problem(ctx, asError(err))
 		return
 	}
 	s.send(ctx, rq)
@@ -115,4 +117,24 @@ func payableOf(op *operation) (Operation, bool) {
 		}
 	}
 	return 0, false
+}
+
+var headerRequestID = []byte(observe.HeaderRequestID)
+
+// observed returns h recorded under rt: see observe.
+func (s *Service) observed(rt *observe.Route, h fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) { s.observe(ctx, rt, h) }
+}
+
+// observe answers a request with h under its request id (echoed, and in
+// every problem body), then records its metrics and access-log line.
+func (s *Service) observe(ctx *fasthttp.RequestCtx, rt *observe.Route, h fasthttp.RequestHandler) {
+	start := time.Now()
+	var buf [32]byte
+	p := peer(ctx)
+	id := s.obs.RequestID(buf[:0], ctx.Request.Header.PeekBytes(headerRequestID), p, s.opts.TrustedProxies)
+	ctx.Response.Header.SetBytesKV(headerRequestID, id)
+	h(ctx)
+	rt.Done(&observe.Request{Method: ctx.Method(), Status: ctx.Response.StatusCode(), Bytes: len(ctx.Response.Body()),
+		ID: ctx.Response.Header.PeekBytes(headerRequestID), Key: apiKey(ctx), Peer: p, Duration: time.Since(start)})
 }

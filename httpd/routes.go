@@ -17,13 +17,16 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.HandleOPTIONS = true
+	observed := map[string]fasthttp.RequestHandler{} // each route's handler, observed under its path
 	get := func(path string, h fasthttp.RequestHandler) {
+		h = s.observed(s.obs.Route(path), h)
+		observed[path] = h
 		r.GET(path, h)
 		r.HEAD(path, h)
 		s.registered = append(s.registered, openapi.Operation{Method: "GET", Path: path}, openapi.Operation{Method: "HEAD", Path: path})
 	}
 	post := func(path string, h fasthttp.RequestHandler) {
-		r.POST(path, h)
+		r.POST(path, s.observed(s.obs.Route(path), h))
 		s.registered = append(s.registered, openapi.Operation{Method: "POST", Path: path})
 	}
 	get("/v1/health", s.health)
@@ -37,15 +40,17 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	for _, op := range keyedOperations {
 		get(op.path, s.handler(op))
 	}
-	r.NotFound = s.notFound
-	r.MethodNotAllowed = s.methodNotAllowed
+	unrouted := s.obs.Route("unrouted") // requests no route answers
+	r.NotFound = s.observed(unrouted, s.notFound)
+	r.MethodNotAllowed = s.observed(unrouted, s.methodNotAllowed)
 	r.PanicHandler = s.panicked
 	slow := r.Handler
-	variant, specs := s.handler(opVariant), s.handler(opSpecs)
+	variant, specs := observed[opVariant.path], observed[opSpecs.path]
 	// The two hottest reads skip the router: its {id} parameters cost three
 	// allocations per request (see BenchmarkRouting).
 	return func(ctx *fasthttp.RequestCtx) {
-		if refuseFraming(ctx) {
+		if e := framingRefusal(ctx); e != nil {
+			s.observe(ctx, unrouted, func(ctx *fasthttp.RequestCtx) { s.problem(ctx, e) })
 			return
 		}
 		if (ctx.IsGet() || ctx.IsHead()) && bytes.HasPrefix(ctx.Path(), prefixVariants) {

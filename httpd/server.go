@@ -13,6 +13,7 @@ import (
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/keyflow"
+	"github.com/vspec/catalogue/httpd/observe"
 	"github.com/vspec/catalogue/httpd/openapi"
 	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/httpd/ratelog"
@@ -78,6 +79,9 @@ type Options struct {
 	// UpgradeURL is the upgrade path 403 details give. Default
 	// "https://vspec.example/pricing".
 	UpgradeURL string
+	// Observer records each request's id, access-log line and metrics.
+	// Default: one of its own, with metrics and no access log.
+	Observer *observe.Observer
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 }
@@ -117,6 +121,9 @@ func (o *Options) SetDefaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Observer == nil {
+		o.Observer = observe.New(observe.Options{})
+	}
 	if o.PaidLimiter == nil {
 		o.PaidLimiter = access.NewNetworkLimiter(60)
 	}
@@ -134,6 +141,7 @@ func (o *Options) SetDefaults() {
 type Service struct {
 	opts       Options
 	ops        operations
+	obs        *observe.Observer
 	view       atomic.Pointer[view]
 	serve      fasthttp.RequestHandler
 	cache      *ristretto.Cache[uint64, []byte] // compressed bodies by content hash and coding
@@ -150,7 +158,7 @@ func New(c *engine.Catalogue, opts Options) (*Service, error) {
 	if opts.Codec == nil || opts.Keys == nil {
 		return nil, fmt.Errorf("httpd: a token codec and a key store are required")
 	}
-	s := &Service{opts: opts, maxAge: []byte(fmt.Sprintf("private, max-age=%d", int(opts.MaxAge.Seconds()))), policy: map[access.Plan][]byte{}}
+	s := &Service{opts: opts, obs: opts.Observer, maxAge: []byte(fmt.Sprintf("private, max-age=%d", int(opts.MaxAge.Seconds()))), policy: map[access.Plan][]byte{}}
 	for _, p := range []access.Plan{access.PlanDemo, access.PlanApify, access.PlanFree} {
 		s.limits[p] = access.DefaultLimits(p)
 		if l, ok := opts.Limits[p]; ok {
@@ -233,7 +241,7 @@ func (s *Service) Server() *fasthttp.Server {
 		ReadBufferSize:               s.opts.MaxHeaderBytes,
 		HeaderReceived:               requestConfig,
 		MaxRequestBodySize:           KeyRequestBodyBytes,
-		ErrorHandler:                 parseError,
+		ErrorHandler:                 s.parseError,
 		DisablePreParseMultipartForm: true,
 		NoDefaultContentType:         true,
 		ReduceMemoryUsage:            false,

@@ -78,7 +78,8 @@ func (b *builder) schemas() obj {
 		"IssuedKey": props([]string{"api_key", "plan", "covers", "full_catalogue", "start_here", "note"}, obj{"api_key": obj{"type": "string", "pattern": "^vsc_demo_[0-9a-f]{48}$"},
 			"plan": obj{"const": "demo"}, "covers": obj{"type": "string"}, "full_catalogue": obj{"type": "string", "format": "uri"}, "start_here": obj{"type": "string", "format": "uri"}, "note": obj{"type": "string"}}),
 		"ProblemDetail": obj{"type": "object", "required": []string{"type", "title", "status"}, "properties": obj{"type": obj{"type": "string", "format": "uri", "description": b.problemTypes(), "examples": b.problemURIs()},
-			"title": obj{"type": "string", "description": "The HTTP reason phrase."}, "status": obj{"type": "integer"}, "detail": obj{"type": "string", "description": "What was wrong, naming the parameter or field; for 403s the upgrade path."}}},
+			"title": obj{"type": "string", "description": "The HTTP reason phrase."}, "status": obj{"type": "integer"}, "detail": obj{"type": "string", "description": "What was wrong, naming the parameter or field; for 403s the upgrade path."},
+			"request_id": obj{"type": "string", "description": "The request's id, also in the X-Request-Id response header: quote it when you ask about an error."}}},
 	}
 }
 

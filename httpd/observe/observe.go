@@ -1,0 +1,194 @@
+// Package observe is what an operator sees of each HTTP request: its
+// request id, its access-log line and its metrics. It owns the metric set
+// the admin listener exposes at /metrics (Prometheus text format, with the
+// Go runtime's and the process's own metrics) and the per-route
+// instruments the REST routes record into.
+//
+// Metrics use github.com/VictoriaMetrics/metrics rather than the
+// Prometheus client: one atomic add per counter and no allocation on the
+// request path, no dependency tree, and the same exposition format.
+package observe
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/cespare/xxhash/v2"
+)
+
+// HeaderRequestID carries a request's id: accepted from a trusted proxy,
+// otherwise generated, and echoed on the response.
+const HeaderRequestID = "X-Request-Id"
+
+// Observer records requests: ids, access log, metrics.
+type Observer struct {
+	set    *metrics.Set
+	log    *slog.Logger // nil: no access log
+	sample uint64       // log one request in sample
+	seen   atomic.Uint64
+	prefix [8]byte // this process's random request-id prefix, hex
+	next   atomic.Uint64
+
+	problems sync.Map // kind -> *metrics.Counter
+}
+
+// Options configures an Observer. The zero value records metrics only.
+type Options struct {
+	// AccessLog receives one line per request (one in Sample); nil turns
+	// the access log off.
+	AccessLog *slog.Logger
+	// Sample logs one request in Sample. Default 1: every request.
+	Sample uint64
+}
+
+// New returns an Observer with its own metric set.
+func New(o Options) *Observer {
+	ob := &Observer{set: metrics.NewSet(), log: o.AccessLog, sample: max(o.Sample, 1)}
+	var p [4]byte
+	rand.Read(p[:])
+	hex.Encode(ob.prefix[:], p[:])
+	return ob
+}
+
+// Set is the metric set, for instruments of other packages.
+func (ob *Observer) Set() *metrics.Set { return ob.set }
+
+// WriteMetrics writes every metric in the Prometheus text format: the set,
+// then the Go runtime's and the process's.
+func (ob *Observer) WriteMetrics(w io.Writer) {
+	ob.set.WritePrometheus(w)
+	metrics.WriteProcessMetrics(w)
+}
+
+// Problem counts an error answer of a kind (see httpd.ProblemKinds): the
+// 429s and 503s by cause among them.
+func (ob *Observer) Problem(kind string) {
+	if kind == "" {
+		kind = "unknown"
+	}
+	c, ok := ob.problems.Load(kind)
+	if !ok {
+		c, _ = ob.problems.LoadOrStore(kind, ob.set.GetOrCreateCounter(`catalogue_problems_total{kind="`+kind+`"}`))
+	}
+	c.(*metrics.Counter).Inc()
+}
+
+// Counter returns the counter of a name with labels, created on first use;
+// for events outside the request path (payments, key flow, reloads).
+func (ob *Observer) Counter(name string) *metrics.Counter { return ob.set.GetOrCreateCounter(name) }
+
+// RequestID returns the id of a request: the one a trusted proxy sent when
+// it is sane (1 to 64 characters of [A-Za-z0-9._-]), or a new one, unique
+// within the process and unlikely across processes. dst is the buffer to
+// append a new id to.
+func (ob *Observer) RequestID(dst, sent []byte, peer netip.Addr, trusted []netip.Prefix) []byte {
+	if len(sent) > 0 && saneID(sent) {
+		for _, p := range trusted {
+			if p.Contains(peer) {
+				return sent
+			}
+		}
+	}
+	dst = append(dst, ob.prefix[:]...)
+	dst = append(dst, '-')
+	return strconv.AppendUint(dst, ob.next.Add(1), 36)
+}
+
+func saneID(b []byte) bool {
+	if len(b) > 64 {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// Route holds the instruments of one route.
+type Route struct {
+	ob       *Observer
+	name     string
+	duration *metrics.PrometheusHistogram
+	bytes    *metrics.Counter
+	byStatus [600]atomic.Pointer[metrics.Counter] // requests by status, created on first use
+}
+
+// latencyBuckets are the upper bounds, in seconds, of the latency
+// histograms: from 25 µs (a cached body) to 10 s (the write timeout).
+var latencyBuckets = []float64{0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10}
+
+// Route returns the instruments of a route, named by its template
+// ("GET /v1/variants/{id}").
+func (ob *Observer) Route(name string) *Route {
+	l := `{route="` + name + `"}`
+	return &Route{ob: ob, name: name,
+		duration: ob.set.GetOrCreatePrometheusHistogramExt("catalogue_request_duration_seconds"+l, latencyBuckets),
+		bytes:    ob.set.GetOrCreateCounter("catalogue_response_bytes_total" + l)}
+}
+
+// Request is what the access log and the metrics say of one request.
+type Request struct {
+	Method   []byte
+	Status   int
+	Bytes    int
+	ID       []byte
+	Key      []byte // the API key sent, hashed before it is logged; never logged itself
+	Peer     netip.Addr
+	Duration time.Duration
+}
+
+// Done records a request: its metrics always, its access-log line when
+// the log is on and the request is sampled.
+func (rt *Route) Done(r *Request) {
+	rt.duration.Update(r.Duration.Seconds())
+	rt.bytes.Add(r.Bytes)
+	if s := r.Status; s >= 100 && s < len(rt.byStatus) {
+		c := rt.byStatus[s].Load()
+		if c == nil {
+			c = rt.ob.set.GetOrCreateCounter(`catalogue_requests_total{route="` + rt.name + `",status="` + strconv.Itoa(s) + `"}`)
+			rt.byStatus[s].Store(c)
+		}
+		c.Inc()
+	}
+	ob := rt.ob
+	if ob.log == nil || ob.seen.Add(1)%ob.sample != 0 {
+		return
+	}
+	ob.log.LogAttrs(context.Background(), slog.LevelInfo, "request",
+		slog.String("id", string(r.ID)),
+		slog.String("method", string(r.Method)),
+		slog.String("route", rt.name),
+		slog.Int("status", r.Status),
+		slog.Int("bytes", r.Bytes),
+		slog.Float64("ms", float64(r.Duration.Microseconds())/1000),
+		slog.String("key", KeyHash(r.Key)),
+		slog.String("peer", r.Peer.String()))
+}
+
+// KeyHash is a short, stable hash of an API key for logs: enough to tell
+// keys apart and to find one's lines given the key, never the key. Empty
+// without a key.
+func KeyHash(key []byte) string {
+	key = bytes.TrimSpace(key)
+	if len(key) == 0 {
+		return ""
+	}
+	var b [8]byte
+	h := xxhash.Sum64(key)
+	for i := range b {
+		b[i] = "0123456789abcdef"[h>>(60-4*uint(i))&0xf]
+	}
+	return string(b[:])
+}
