@@ -539,3 +539,16 @@ func TestReloadUnderLoad(t *testing.T) {
 
 var _ = fmt.Sprint
 var _ engine.Kind
+
+// TestFreePlanDeprecated: answers to a free key say the plan is deprecated,
+// when it ends and where to go; other plans' answers do not.
+func TestFreePlanDeprecated(t *testing.T) {
+	e := newEnv(t)
+	r := e.get("/v1/brands", e.free)
+	if r.header["Deprecation"] != "@1764547200" || r.header["Sunset"] != "Tue, 01 Jun 2027 00:00:00 GMT" || !strings.Contains(r.header["Link"], `rel="deprecation"`) {
+		t.Errorf("free key: Deprecation %q, Sunset %q, Link %q", r.header["Deprecation"], r.header["Sunset"], r.header["Link"])
+	}
+	if r := e.get("/v1/brands", e.apify); r.header["Deprecation"] != "" || r.header["Sunset"] != "" {
+		t.Errorf("apify key: Deprecation %q, Sunset %q", r.header["Deprecation"], r.header["Sunset"])
+	}
+}

@@ -106,7 +106,9 @@ type Admission struct {
 	// Refused says why the key was not admitted: 401 unknown, 403 revoked
 	// or not yet active, 429 over a limit, 503 metering unavailable.
 	Refused *Error
-	// Header carries RateLimit and RateLimit-Policy of an admitted call.
+	// Header carries RateLimit and RateLimit-Policy of an admitted call,
+	// and for a key of the deprecated free plan Deprecation, Sunset and
+	// Link.
 	Header http.Header
 }
 
@@ -130,8 +132,15 @@ func (s *Service) Admit(key string) Admission {
 	if err != nil {
 		return Admission{Refused: err}
 	}
-	return Admission{Key: k, Ticket: ticket, Header: http.Header{
-		"Ratelimit-Policy": {string(s.policy[k.Plan])}, "Ratelimit": {string(rq.hdr)}}}
+	h := http.Header{"Ratelimit-Policy": {string(s.policy[k.Plan])}, "Ratelimit": {string(rq.hdr)}}
+	if k.Plan == access.PlanFree {
+		var fh fasthttp.ResponseHeader
+		s.deprecated(&fh)
+		for name, v := range fh.All() {
+			h.Add(string(name), string(v))
+		}
+	}
+	return Admission{Key: k, Ticket: ticket, Header: h}
 }
 
 // ToolInputSchema is the JSON Schema of the arguments of the MCP tool of

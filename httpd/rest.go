@@ -69,6 +69,9 @@ func (s *Service) handler(op *operation) fasthttp.RequestHandler {
 		}
 		ctx.Response.Header.SetBytesKV(headerRateLimitPolicy, s.policy[k.Plan])
 		ctx.Response.Header.SetBytesKV(headerRateLimit, rq.hdr)
+		if k.Plan == access.PlanFree {
+			s.deprecated(&ctx.Response.Header)
+		}
 		rq.key, rq.raw = k, k.Plan == access.PlanApify
 		t := tierFull
 		if k.Plan == access.PlanDemo {
@@ -120,6 +123,18 @@ func payableOf(op *operation) (Operation, bool) {
 }
 
 var headerRequestID = []byte(observe.HeaderRequestID)
+
+// freeDeprecated is when the free plan was deprecated (it is no longer
+// issued), as the Deprecation field (RFC 9745) gives it.
+const freeDeprecated = "@1764547200" // 2025-12-01T00:00:00Z
+
+// deprecated marks the answer to a key of the deprecated free plan: when
+// it was deprecated, when it stops working, and where to go instead.
+func (s *Service) deprecated(h *fasthttp.ResponseHeader) {
+	h.Set("Deprecation", freeDeprecated)
+	h.SetBytesV("Sunset", s.sunset)
+	h.SetBytesV("Link", s.upgrade)
+}
 
 // observed returns h recorded under rt: see observe.
 func (s *Service) observed(rt *observe.Route, h fasthttp.RequestHandler) fasthttp.RequestHandler {

@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"net/http"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -79,6 +80,10 @@ type Options struct {
 	// UpgradeURL is the upgrade path 403 details give. Default
 	// "https://vspec.example/pricing".
 	UpgradeURL string
+	// FreeSunset is when keys of the deprecated free plan stop working,
+	// announced in the Sunset field of their responses (RFC 8594). Default
+	// 2027-06-01.
+	FreeSunset time.Time
 	// Observer records each request's id, access-log line and metrics.
 	// Default: one of its own, with metrics and no access log.
 	Observer *observe.Observer
@@ -121,6 +126,9 @@ func (o *Options) SetDefaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.FreeSunset.IsZero() {
+		o.FreeSunset = time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC)
+	}
 	if o.Observer == nil {
 		o.Observer = observe.New(observe.Options{})
 	}
@@ -148,6 +156,8 @@ type Service struct {
 	epoch      atomic.Uint32                    // counts Install calls; part of every bodyKey
 	maxAge     []byte                           // "private, max-age=N"
 	policy     map[access.Plan][]byte           // RateLimit-Policy of each plan
+	sunset     []byte                           // the free plan's Sunset field
+	upgrade    []byte                           // its Link to the upgrade path
 	limits     [4]access.Limits                 // by plan
 	registered []openapi.Operation              // every route, for the description test
 }
@@ -167,6 +177,8 @@ func New(c *engine.Catalogue, opts Options) (*Service, error) {
 		l := &s.limits[p]
 		s.policy[p] = []byte(fmt.Sprintf(`"minute";q=%d;w=60, "day";q=%d;w=86400, "month";q=%d;w=2592000`, l[access.Minute], l[access.Day], l[access.Month]))
 	}
+	s.sunset = []byte(opts.FreeSunset.UTC().Format(http.TimeFormat))
+	s.upgrade = []byte("<" + opts.UpgradeURL + `>; rel="deprecation"; type="text/html"`)
 	s.ops = operations{codec: opts.Codec, threshold: opts.SearchThreshold, limits: &s.limits, now: opts.Now,
 		licensing: opts.LicensingURL, upgradeURL: opts.UpgradeURL}
 	var err error

@@ -92,6 +92,9 @@ func headers() obj {
 		"Content-Language": obj{"description": "The locale applied.", "schema": s},
 		"RateLimit":        obj{"description": `The window closest to exhaustion: "minute";r=REMAINING;t=SECONDS (draft-ietf-httpapi-ratelimit-headers).`, "schema": s},
 		"RateLimit-Policy": obj{"description": `The key's limits: "minute";q=N;w=60, "day";q=N;w=86400, "month";q=N;w=2592000.`, "schema": s},
+		"Deprecation":      obj{"description": "Only on answers to keys of the deprecated `free` plan (RFC 9745): when the plan was deprecated, e.g. `@1764547200`.", "schema": s},
+		"Sunset":           obj{"description": "Only on answers to keys of the deprecated `free` plan (RFC 8594): when such keys stop working. `Link: <upgrade>; rel=\"deprecation\"` names the way on.", "schema": s},
+		"X-Request-Id":     obj{"description": "The request's id: a trusted proxy's, or one the server made. Also in every problem body as `request_id`.", "schema": s},
 		"Retry-After":      obj{"description": "Seconds to wait.", "schema": obj{"type": "integer"}},
 		"WWW-Authenticate": obj{"description": `Bearer realm="catalogue"`, "schema": s},
 	}

@@ -37,7 +37,7 @@ func (b *builder) ok(desc string, schema obj, ex string, cached bool) obj {
 	if v := b.example(ex); v != nil {
 		content["example"] = v
 	}
-	h := obj{"RateLimit": href("RateLimit"), "RateLimit-Policy": href("RateLimit-Policy")}
+	h := obj{"RateLimit": href("RateLimit"), "RateLimit-Policy": href("RateLimit-Policy"), "Deprecation": href("Deprecation"), "Sunset": href("Sunset"), "X-Request-Id": href("X-Request-Id")}
 	if cached {
 		h["ETag"] = href("ETag")
 		h["Cache-Control"] = href("Cache-Control")
