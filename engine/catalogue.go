@@ -72,6 +72,7 @@ type Columns struct {
 	GroupLabels []Text   // per locale, indexed by group
 	Specs       []SpecType
 	SpecLabels  []Text // per locale, indexed by spec
+	SpecUnits   []Text // per locale, indexed by spec: the unit as the locale writes it
 	Enums       []EnumGroup
 	EnumLabels  []Text // per locale, indexed by global enum value
 
@@ -79,6 +80,7 @@ type Columns struct {
 	BrandSlug       Text
 	BrandName       Text   // canonical (Latin) names
 	BrandNames      []Text // per locale, "" where the locale uses the canonical name
+	BrandAliases    []Text // per locale, the local spelling search takes for the brand, "" where none
 	BrandPopularity []uint16
 	BrandWikidata   Text
 	BrandCountry    Text
@@ -233,6 +235,9 @@ func (c *Catalogue) validateVocabulary() error {
 	if err := c.perLocale("spec labels", c.SpecLabels, len(c.Specs)); err != nil {
 		return err
 	}
+	if err := c.perLocale("spec units", c.SpecUnits, len(c.Specs)); err != nil {
+		return err
+	}
 	nEnum := uint32(0)
 	for _, e := range c.Enums {
 		if e.First != nEnum {
@@ -304,6 +309,9 @@ func (c *Catalogue) validateHierarchy() error {
 		return err
 	}
 	if err := c.perLocale("brand names", c.BrandNames, nb); err != nil {
+		return err
+	}
+	if err := c.perLocale("brand aliases", c.BrandAliases, nb); err != nil {
 		return err
 	}
 	if err := ascending("brand", c.BrandID); err != nil {

@@ -42,7 +42,9 @@ func (c *Catalogue) deriveSearch() {
 	c.search.aliases = make([][]brandAlias, len(c.Locales))
 	for li := range c.Locales {
 		for b := range c.BrandID {
-			if n := c.BrandNames[li].String(uint32(b)); n != "" {
+			// The local spelling, whether the locale displays it (ar) or
+			// the Latin name (bg, el, sr), stands for the brand.
+			if n := c.BrandAliases[li].String(uint32(b)); n != "" {
 				c.search.aliases[li] = append(c.search.aliases[li], brandAlias{
 					localized: trigram.Fold(n), canonical: trigram.Fold(c.BrandName.String(uint32(b))), popularity: c.BrandPopularity[b],
 				})

@@ -35,7 +35,7 @@ func (o *operations) specCatalog(rq *request, p *Params) error {
 		b = append(b, `,"display_name":`...)
 		b = c.AppendSpecLabelJSON(b, rq.locale, uint8(i))
 		b = append(b, `,"unit":`...)
-		b = append(b, f.unit[i]...)
+		b = append(b, f.unit[rq.locale][i]...)
 		b = append(b, `,"group":`...)
 		b = jsonenc.AppendString(b, c.Groups[st.Group])
 		b = append(b, `,"group_label":`...)

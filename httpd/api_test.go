@@ -339,8 +339,12 @@ func TestLocales(t *testing.T) {
 	if l := str(specs["length_mm"].(map[string]any), "label"); l != "Länge" {
 		t.Errorf("German label of length_mm is %q", l)
 	}
+	// Units as the locale's press writes them: mm stays, hp is PS.
 	if u := str(specs["length_mm"].(map[string]any), "u"); u != "mm" {
-		t.Errorf("unit %q; units are not translated", u)
+		t.Errorf("length_mm in de: unit %q", u)
+	}
+	if u := str(specs["power_hp"].(map[string]any), "u"); u != "PS" {
+		t.Errorf("power_hp in de: unit %q", u)
 	}
 	for _, loc := range []string{"xx", "EN", "de-DE", "", "zh"} {
 		r := e.get("/v1/brands?limit=1&locale="+loc, e.free)
@@ -348,9 +352,11 @@ func TestLocales(t *testing.T) {
 			t.Errorf("locale %q did not fall back to en: %d %s", loc, r.status, r.body)
 		}
 	}
+	// The Bulgarian press writes brands in Latin, the Arabic in Arabic.
 	bg := e.ok("/v1/brands?limit=1&locale=bg", e.free)["data"].([]any)[0].(map[string]any)
-	if str(bg, "name") != "Фолксваген" {
-		t.Errorf("Bulgarian brand name %q", str(bg, "name"))
+	ar := e.ok("/v1/brands?limit=1&locale=ar", e.free)["data"].([]any)[0].(map[string]any)
+	if str(bg, "name") != "Volkswagen" || str(ar, "name") != "فولكس فاجن" {
+		t.Errorf("Volkswagen in bg %q, in ar %q", str(bg, "name"), str(ar, "name"))
 	}
 }
 

@@ -49,7 +49,7 @@ type demoView struct {
 	specsBody   [2][][]rendered // [imperial][locale][car] GET /v1/variants/{id}/specs
 	specsObject [2][][][]byte   // [imperial][locale][car] the VariantSpecs object alone, for compare
 	imagesBody  [][]rendered    // [locale][car] GET /v1/variants/{id}/images
-	searchText  [][]string      // [locale][car] folded "brand (localized and Latin) model generation display-name"
+	searchText  [][]string      // [locale][car] folded "brand (as displayed, its local spelling, Latin) model generation display-name"
 	searchItem  [][][]byte      // [locale][car] its SearchResult, score null
 }
 
@@ -158,7 +158,7 @@ func buildDemo(v *view, codec *publicid.Codec, upgradeURL string) *demoView {
 			g := c.VarGen[r]
 			m := c.GenModel[g]
 			brand := c.ModelBrand[m]
-			d.searchText[li] = append(d.searchText[li], engine.Fold(c.BrandDisplayName(li, brand)+" "+c.BrandName.String(brand)+" "+
+			d.searchText[li] = append(d.searchText[li], engine.Fold(c.BrandDisplayName(li, brand)+" "+c.BrandAliases[li].String(brand)+" "+c.BrandName.String(brand)+" "+
 				c.ModelName.String(m)+" "+c.GenName.String(g)+" "+c.VarName.String(r)))
 			d.searchItem[li] = append(d.searchItem[li], append(rq.appendSearchResult(nil, r), `,"score":null}`...))
 		}

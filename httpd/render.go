@@ -13,27 +13,42 @@ import (
 type specFragments struct {
 	head      [][][]byte // [locale][spec] `"length_mm":{"label":"Länge","v":`
 	rawHead   [][]byte   // [spec] `"length_mm":{"v":`
-	tail      [][]byte   // [spec] `,"u":"mm","confidence":`
+	rawTail   [][]byte   // [spec] `,"u":"cc","confidence":`, the dictionary's unit
+	tail      [][][]byte // [locale][spec] `,"u":"cm³","confidence":`, the unit as the locale writes it
 	impTail   [][]byte   // [spec] `,"u":"in","confidence":` when converted
 	imperial  []conversion
-	unit      [][]byte // `"mm"` or `null`
-	keyString [][]byte // `"length_mm"`
+	unit      [][][]byte // [locale][spec] `"cm³"` or `null`
+	keyString [][]byte   // `"length_mm"`
 }
 
 func newSpecFragments(c *engine.Catalogue) specFragments {
 	n := len(c.Specs)
-	f := specFragments{head: make([][][]byte, len(c.Locales)), rawHead: make([][]byte, n), tail: make([][]byte, n),
-		impTail: make([][]byte, n), imperial: make([]conversion, n), unit: make([][]byte, n), keyString: make([][]byte, n)}
+	L := len(c.Locales)
+	f := specFragments{head: make([][][]byte, L), rawHead: make([][]byte, n), rawTail: make([][]byte, n), tail: make([][][]byte, L),
+		impTail: make([][]byte, n), imperial: make([]conversion, n), unit: make([][][]byte, L), keyString: make([][]byte, n)}
+	tail := func(unit string) []byte {
+		b := []byte(`,"u":null,"confidence":`)
+		if unit != "" {
+			b = append(jsonenc.AppendString([]byte(`,"u":`), unit), `,"confidence":`...)
+		}
+		return b
+	}
+	for li := range c.Locales {
+		f.tail[li], f.unit[li] = make([][]byte, n), make([][]byte, n)
+		for i := range c.Specs {
+			u := c.SpecUnits[li].String(uint32(i))
+			f.tail[li][i] = tail(u)
+			f.unit[li][i] = []byte("null")
+			if u != "" {
+				f.unit[li][i] = jsonenc.AppendString(nil, u)
+			}
+		}
+	}
 	for i := range c.Specs {
 		st := &c.Specs[i]
 		f.keyString[i] = jsonenc.AppendString(nil, st.Key)
 		f.rawHead[i] = append(append([]byte(nil), f.keyString[i]...), `:{"v":`...)
-		if st.Unit == "" {
-			f.unit[i] = []byte("null")
-		} else {
-			f.unit[i] = jsonenc.AppendString(nil, st.Unit)
-		}
-		f.tail[i] = append(append([]byte(`,"u":`), f.unit[i]...), `,"confidence":`...)
+		f.rawTail[i] = tail(st.Unit)
 		f.imperial[i] = conversionFor(st)
 		if f.imperial[i].unit != "" {
 			f.impTail[i] = append(jsonenc.AppendString([]byte(`,"u":`), f.imperial[i].unit), `,"confidence":`...)
@@ -234,20 +249,20 @@ func appendConfidence(dst []byte, conf uint8) []byte {
 // {label, v, u, confidence}, labels and enum values in the request's locale,
 // values and units converted when units=imperial.
 func (rq *request) appendSpecsLocalized(dst []byte, row uint32) []byte {
-	return rq.appendSpecs(dst, row, rq.v.specs.head[rq.locale], rq.imperial)
+	return rq.appendSpecs(dst, row, rq.v.specs.head[rq.locale], rq.v.specs.tail[rq.locale], rq.imperial)
 }
 
 // appendSpecsRaw appends the language-neutral spec document of
 // VariantDetail: spec_key -> {v, u, confidence}, enum values as English
 // slugs, metric units.
 func (rq *request) appendSpecsRaw(dst []byte, row uint32) []byte {
-	return rq.appendSpecs(dst, row, nil, false)
+	return rq.appendSpecs(dst, row, nil, rq.v.specs.rawTail, false)
 }
 
 // appendSpecs appends a spec object: each spec's head from heads
 // (localized, with its label), or the raw head without a label when heads
-// is nil.
-func (rq *request) appendSpecs(dst []byte, row uint32, heads [][]byte, imperial bool) []byte {
+// is nil, and its unit from tails.
+func (rq *request) appendSpecs(dst []byte, row uint32, heads, tails [][]byte, imperial bool) []byte {
 	c := rq.v.cat
 	f := &rq.v.specs
 	localized := heads != nil
@@ -268,7 +283,7 @@ func (rq *request) appendSpecs(dst []byte, row uint32, heads [][]byte, imperial 
 			dst = append(dst, f.impTail[k]...)
 		} else {
 			dst = rq.appendSpecValue(dst, &c.Specs[k], c.SpecVal[j], localized)
-			dst = append(dst, f.tail[k]...)
+			dst = append(dst, tails[k]...)
 		}
 		dst = appendConfidence(dst, c.SpecConf[j])
 		dst = append(dst, '}')

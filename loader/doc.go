@@ -40,8 +40,10 @@
 //	LOCL  n_locales x str (locale codes; must include "en")
 //	GRUP  n_groups x ( key str | L x label str )
 //	ENUM  n_enums x ( key str | n_values uvarint | n_values x ( slug str | L x label str ) )
-//	SPEC  n_specs x ( key str | group u16 | kind u8 | scale u8 | enum i16 (-1: none) | unit str | module str | L x label str )
-//	BRND  n_brands x ( id u32 | slug str | name str | popularity u16 | wikidata str | country str | L x localized name str )
+//	SPEC  n_specs x ( key str | group u16 | kind u8 | scale u8 | enum i16 (-1: none) | unit str | module str | L x label str |
+//	      L x unit str (v2: the unit as the locale writes it, e.g. PS for hp in de) )
+//	BRND  n_brands x ( id u32 | slug str | name str | popularity u16 | wikidata str | country str |
+//	      L x localized name str ("" where the locale displays name) | L x alias str (v2: the local spelling search takes) )
 //	MODL  n_models x ( id u32 | brand row u32 | name str | slug str )
 //	GENR  n_generations x ( id u32 | model row u32 | name str | slug str | year_start u16 | year_end u16 (0: in production); years 1886..2100 )
 //	VARI  columns of n_variants each: id u32[] | generation row u32[] | name str[] | fuel u8[] | body u8[] |
@@ -67,9 +69,12 @@
 // # Versions
 //
 //	1  2026-11  first format.
+//	2  2026-11  SPEC: each spec's unit per locale; BRND: a search alias per locale, so bg, el and sr display
+//	            the Latin brand name and still find the local spelling. A v1 file reads with English units
+//	            everywhere and its localized names as both names and aliases.
 //
 // A reader accepts only the versions it lists; a file of another version is
-// refused with ErrVersion. testdata/v1.snap is a fixture of each version, so
+// refused with ErrVersion. testdata/vN.snap is a fixture of each version, so
 // a change that breaks old files fails a test.
 //
 // The package imports engine, data/dataset and klauspost/compress.

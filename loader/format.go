@@ -8,7 +8,7 @@ import (
 )
 
 // FormatVersion is the version the writer produces.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // MaxPayload bounds the uncompressed payload a reader accepts (2 GiB), so a
 // forged header cannot make it allocate without limit.

@@ -142,7 +142,7 @@ func FuzzFromBytes(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
-	if b, err := os.ReadFile(fixturePath); err == nil {
+	if b, err := os.ReadFile(fixturePath(FormatVersion)); err == nil {
 		f.Add(b[:headerSize+64])
 	}
 	f.Fuzz(func(t *testing.T, file []byte) {

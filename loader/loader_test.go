@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,8 +171,8 @@ func TestRefusesCorruptFiles(t *testing.T) {
 	f("empty", nil, ErrNotSnapshot, "does not start with")
 	f("other file", []byte("PK\x03\x04 a zip file"), ErrNotSnapshot, "does not start with")
 	b := clone()
-	binary.LittleEndian.PutUint32(b[8:], 2)
-	f("future version", b, ErrVersion, "version 2")
+	binary.LittleEndian.PutUint32(b[8:], FormatVersion+1)
+	f("future version", b, ErrVersion, fmt.Sprintf("version %d", FormatVersion+1))
 	b = clone()
 	binary.LittleEndian.PutUint32(b[12:], 1)
 	f("flags", b, ErrCorrupt, "flags")
@@ -248,8 +249,10 @@ func TestRefusesInconsistentPayloads(t *testing.T) {
 	}
 }
 
-// fixturePath is the checked-in snapshot of the current format version.
-var fixturePath = filepath.Join("testdata", "v1.snap")
+// fixturePath is the checked-in snapshot of a format version.
+func fixturePath(version int) string {
+	return filepath.Join("testdata", fmt.Sprintf("v%d.snap", version))
+}
 
 // TestFixture loads the checked-in snapshot of each format version, so a
 // change that breaks reading old files fails here. Run with -update after a
@@ -260,20 +263,37 @@ func TestFixture(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteFile(fixturePath, s); err != nil {
+		if err := WriteFile(fixturePath(FormatVersion), s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c, err := Load(fixturePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Meta.Version != 1 || len(c.Demo) != 40 || len(c.Specs) != 232 || len(c.Locales) != 20 {
-		t.Errorf("fixture: version %d, %d demo rows, %d specs, %d locales", c.Meta.Version, len(c.Demo), len(c.Specs), len(c.Locales))
-	}
-	st, _ := os.Stat(fixturePath)
-	if st.Size() > 1<<20 {
-		t.Errorf("fixture is %d bytes; keep it small", st.Size())
+	for v := 1; v <= FormatVersion; v++ {
+		c, err := Load(fixturePath(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Meta.Version != uint32(v) || len(c.Demo) != 40 || len(c.Specs) != 232 || len(c.Locales) != 20 {
+			t.Errorf("fixture v%d: version %d, %d demo rows, %d specs, %d locales", v, c.Meta.Version, len(c.Demo), len(c.Specs), len(c.Locales))
+		}
+		st, _ := os.Stat(fixturePath(v))
+		if st.Size() > 1<<20 {
+			t.Errorf("fixture v%d is %d bytes; keep it small", v, st.Size())
+		}
+		de, _ := c.Locale("de")
+		bg, _ := c.Locale("bg")
+		hp, _ := c.SpecIndex("power_hp")
+		vw, _ := c.BrandBySlug("volkswagen")
+		unit, name := c.SpecUnits[de].String(uint32(hp)), c.BrandDisplayName(bg, vw)
+		switch v {
+		case 1: // units were English everywhere, local brand names displayed
+			if unit != "hp" || name != "Фолксваген" || c.BrandAliases[bg].String(vw) != "Фолксваген" {
+				t.Errorf("fixture v1: power in de %q, Volkswagen in bg %q", unit, name)
+			}
+		default:
+			if unit != "PS" || name != "Volkswagen" || c.BrandAliases[bg].String(vw) != "Фолксваген" {
+				t.Errorf("fixture v%d: power in de %q, Volkswagen in bg %q (alias %q)", v, unit, name, c.BrandAliases[bg].String(vw))
+			}
+		}
 	}
 }
 

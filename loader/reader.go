@@ -37,8 +37,8 @@ func ParseHeader(b []byte) (Header, error) {
 		return h, corruptf("header truncated: %d of %d bytes", len(b), headerSize)
 	}
 	h.Version = binary.LittleEndian.Uint32(b[8:])
-	if h.Version != FormatVersion {
-		return h, fmt.Errorf("%w: version %d, this reader knows version %d", ErrVersion, h.Version, FormatVersion)
+	if h.Version < 1 || h.Version > FormatVersion {
+		return h, fmt.Errorf("%w: version %d, this reader knows versions 1 to %d", ErrVersion, h.Version, FormatVersion)
 	}
 	if flags := binary.LittleEndian.Uint32(b[12:]); flags != 0 {
 		return h, corruptf("unknown header flags %#x", flags)
@@ -273,15 +273,22 @@ func (x *decoder) readSpecs() {
 	if !x.fits("specs", uint64(n.specs), 9+n.locales) {
 		return
 	}
-	lb := x.builders(n.specs, 24)
+	lb, units := x.builders(n.specs, 24), x.builders(n.specs, 3)
 	for i := 0; i < n.specs && x.err == nil; i++ {
 		st := engine.SpecType{Key: x.str(), Group: x.u16(), Kind: engine.Kind(x.u8()), Scale: x.u8(), Enum: x.i16()}
 		st.Unit = x.str()
 		st.Module = x.str()
 		x.labels(lb)
+		if x.c.Meta.Version >= 2 {
+			x.labels(units)
+		} else { // version 1 wrote every unit in English
+			for li := range units {
+				units[li].Add(st.Unit)
+			}
+		}
 		c.Specs = append(c.Specs, st)
 	}
-	c.SpecLabels = buildTexts(lb)
+	c.SpecLabels, c.SpecUnits = buildTexts(lb), buildTexts(units)
 }
 
 // readBrands reads BRND: the brand rows with their localized names.
@@ -293,7 +300,7 @@ func (x *decoder) readBrands() {
 	c.BrandID = make([]uint32, n.brands)
 	c.BrandPopularity = make([]uint16, n.brands)
 	slug, name, wd, country := engine.NewTextBuilder(n.brands, 10), engine.NewTextBuilder(n.brands, 10), engine.NewTextBuilder(n.brands, 8), engine.NewTextBuilder(n.brands, 2)
-	lb := x.builders(n.brands, 2)
+	lb, aliases := x.builders(n.brands, 2), x.builders(n.brands, 2)
 	for i := 0; i < n.brands && x.err == nil; i++ {
 		c.BrandID[i] = x.u32()
 		slug.AddBytes(x.strBytes())
@@ -301,10 +308,17 @@ func (x *decoder) readBrands() {
 		c.BrandPopularity[i] = x.u16()
 		wd.AddBytes(x.strBytes())
 		country.AddBytes(x.strBytes())
+		names := x.off
 		x.labels(lb)
+		if x.c.Meta.Version >= 2 {
+			x.labels(aliases)
+		} else { // version 1: the displayed local names were the aliases
+			x.off = names
+			x.labels(aliases)
+		}
 	}
 	c.BrandSlug, c.BrandName, c.BrandWikidata, c.BrandCountry = slug.Text(), name.Text(), wd.Text(), country.Text()
-	c.BrandNames = buildTexts(lb)
+	c.BrandNames, c.BrandAliases = buildTexts(lb), buildTexts(aliases)
 }
 
 // readModels reads MODL: the model rows.

@@ -70,6 +70,7 @@ func Encode(s *dataset.Set) []byte {
 			e.str(st.Unit)
 			e.str(st.Module)
 			labels(&st.Labels)
+			labels(&st.Units)
 		}
 	})
 	e.section("BRND", func() {
@@ -82,6 +83,7 @@ func Encode(s *dataset.Set) []byte {
 			e.str(b.Wikidata)
 			e.str(b.Country)
 			labels(&b.Names)
+			labels(&b.Aliases)
 		}
 	})
 	e.section("MODL", func() {

@@ -60,6 +60,7 @@ type Brand struct {
 	Slug       string
 	Name       string
 	Names      vocab.Labels // localized names, "" where the locale uses Name
+	Aliases    vocab.Labels // local spellings search takes for the brand, "" where none
 	Popularity uint16
 	Wikidata   string
 	Country    string

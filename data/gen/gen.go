@@ -435,7 +435,7 @@ func (g *generator) emitHierarchy() {
 			b := m.brand
 			brandRow[b.ID] = uint32(len(s.Brands))
 			s.Brands = append(s.Brands, dataset.Brand{
-				ID: b.ID, Slug: b.Slug, Name: b.Name, Names: b.Names,
+				ID: b.ID, Slug: b.Slug, Name: b.Name, Names: b.Names, Aliases: b.Aliases,
 				Popularity: uint16(b.Popularity), Wikidata: b.Wikidata, Country: b.Country,
 			})
 		}

@@ -87,6 +87,9 @@ type SpecType struct {
 	Module  string // licensed-export module the spec belongs to
 	Gen     string // generator hint: "fn" or "eq:base:gain:since[:must]"
 	Labels  Labels
+	// Units is the unit symbol in each locale (units.tsv): "PS" for hp in
+	// de, "cm³" for cc; Unit where the locale writes it the same.
+	Units Labels
 }
 
 // EnumGroup is an enumeration such as "fuel" with its values in display order.
@@ -111,7 +114,16 @@ type Brand struct {
 	Style      string // naming style of variant names, see data/gen
 	Wikidata   string // Wikidata item id such as "Q246", "" when not known for certain
 	Names      Labels // localized display names; "" where the locale writes the Latin name
+	// Aliases are the brand's local spellings in the locales that have
+	// one (Фолксваген, Φολκσβάγκεν, فولكس فاجن): search takes them for
+	// the brand even where the name is displayed in Latin.
+	Aliases Labels
 }
+
+// localDisplay are the locales whose car press writes brand names in the
+// local script; elsewhere (bg, el, sr: their press writes Volkswagen, not
+// Фолксваген) the local spelling is only a search alias.
+var localDisplay = map[string]bool{"ar": true}
 
 // ModelSeed is a real model name the generator may use.
 type ModelSeed struct {
@@ -225,6 +237,19 @@ func Load() (*Vocabulary, error) {
 	for li := range Locales {
 		if err := v.loadLabels(li); err != nil {
 			return nil, err
+		}
+	}
+	units, err := loadUnits(v.Specs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range v.Specs {
+		st := &v.Specs[i]
+		for li := range st.Units {
+			st.Units[li] = st.Unit
+			if u, ok := units[st.Unit]; ok {
+				st.Units[li] = u[li]
+			}
 		}
 	}
 	if err := v.loadBrands(); err != nil {
@@ -445,7 +470,10 @@ func (v *Vocabulary) loadBrands() error {
 			return fmt.Errorf("brand %q: bad Wikidata id %q", b.Slug, b.Wikidata)
 		}
 		for i, li := range localized {
-			b.Names[li] = f[7+i]
+			b.Aliases[li] = f[7+i]
+			if localDisplay[Locales[li]] {
+				b.Names[li] = f[7+i]
+			}
 		}
 		v.Brands = append(v.Brands, b)
 		return nil

@@ -188,8 +188,38 @@ func TestBrands(t *testing.T) {
 			}
 		}
 	}
-	li, _ := LocaleIndex("bg")
-	if b := v.Brands[0]; b.Slug != "volkswagen" || b.Names[li] == "" || b.Wikidata != "Q246" {
-		t.Errorf("first brand %+v, want Volkswagen with a Bulgarian name and Wikidata Q246", b)
+	bg, _ := LocaleIndex("bg")
+	ar, _ := LocaleIndex("ar")
+	// The Bulgarian press writes Volkswagen: displayed in Latin, the local
+	// spelling kept as a search alias; the Arabic press writes the brand in
+	// Arabic.
+	if b := v.Brands[0]; b.Slug != "volkswagen" || b.Names[bg] != "" || b.Aliases[bg] != "Фолксваген" || b.Names[ar] == "" || b.Wikidata != "Q246" {
+		t.Errorf("first brand %+v, want Volkswagen displayed in Latin in bg (Фолксваген an alias), in Arabic in ar, Wikidata Q246", b)
+	}
+}
+
+// TestUnits: units are written as each locale's press writes them, the
+// keys and the English symbols stay.
+func TestUnits(t *testing.T) {
+	v := Default()
+	want := map[string]map[string]string{
+		"power_hp":                {"de": "PS", "fr": "ch", "es": "CV", "it": "CV", "pl": "KM", "hu": "LE", "sv": "hk", "en": "hp"},
+		"displacement_cc":         {"de": "cm³", "en": "cc"},
+		"power_rpm":               {"de": "U/min", "fr": "tr/min", "en": "rpm"},
+		"warranty_years":          {"de": "Jahre", "fr": "ans", "en": "years"},
+		"service_interval_months": {"de": "Monate", "en": "months"},
+		"length_mm":               {"de": "mm", "ar": "mm", "en": "mm"},
+	}
+	for key, byLocale := range want {
+		st := v.Specs[v.MustSpec(key)]
+		for l, u := range byLocale {
+			li, _ := LocaleIndex(l)
+			if st.Units[li] != u {
+				t.Errorf("%s in %s: %q, want %q", key, l, st.Units[li], u)
+			}
+		}
+	}
+	if _, err := loadUnits(nil); err == nil {
+		t.Error("units of no spec were accepted")
 	}
 }

@@ -50,7 +50,7 @@ func (b *builder) schemas() obj {
 		"VariantDetail": props(append(append([]string{}, summaryReq...), "spec_count", "specs"), detail),
 		"VariantSpecs":  props([]string{"variant_id", "brand_slug", "model_slug", "display_name", "locale", "year_from", "year_to", "power_hp", "torque_nm", "top_speed_kmh", "accel_0_100_s", "battery_kwh", "price_new_eur", "specs"}, specsObj),
 		"SpecValue": props([]string{"label", "v", "u", "confidence"}, obj{"label": obj{"type": "string", "description": "The spec's display name in the requested locale."},
-			"v": value, "u": nullable("string", obj{"description": "Unit, never translated."}), "confidence": nullable("number", obj{"exclusiveMaximum": 1, "description": "null when certain"})}),
+			"v": value, "u": nullable("string", obj{"description": "Unit as the locale writes it (PS for hp in de, cm³ for cc); the spec key keeps the English unit."}), "confidence": nullable("number", obj{"exclusiveMaximum": 1, "description": "null when certain"})}),
 		"RawSpecValue": props([]string{"v", "u", "confidence"}, obj{"v": value, "u": nullable("string"), "confidence": nullable("number", obj{"exclusiveMaximum": 1})}),
 		"SpecDefinition": props([]string{"spec_key", "display_name", "unit", "group", "group_label", "kind"}, obj{"spec_key": obj{"type": "string", "pattern": "^[a-z0-9_]+$"},
 			"display_name": obj{"type": "string"}, "unit": nullable("string"), "group": nullable("string"), "group_label": obj{"type": "string"},

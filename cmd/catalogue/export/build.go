@@ -227,8 +227,10 @@ func (p *Plan) specColumn(k int) Column {
 	sb.WriteString(".")
 	cl.Desc = sb.String()
 	cl.Labels = make([]string, len(p.langs))
+	cl.Units = make([]string, len(p.langs))
 	for i, li := range p.langs {
 		cl.Labels[i] = c.SpecLabels[li].String(uint32(k))
+		cl.Units[i] = c.SpecUnits[li].String(uint32(k))
 	}
 	return cl
 }
@@ -645,6 +647,7 @@ func (p *Plan) dictionaryTable() *Table {
 		{Name: "description", Type: TypeText},
 	}
 	cols = append(cols, p.labelCols("label_", "Label (%s)", "Display name of the field in language %s; empty where none is published.")...)
+	cols = append(cols, p.labelCols("unit_", "Unit (%s)", "The unit as language %s writes it (PS for hp in de, cm³ for cc); empty without a unit.")...)
 	var rows []Row
 	for _, t := range p.Tables {
 		if t.Role != RoleData && t.Role != RoleConfidence {
@@ -659,11 +662,13 @@ func (p *Plan) dictionaryTable() *Table {
 			r.str(cl.Unit)
 			r.str(cl.Enum)
 			r.str(cl.Desc)
-			for i := range p.langs {
-				if i < len(cl.Labels) {
-					r.str(cl.Labels[i])
-				} else {
-					r.null()
+			for _, texts := range [][]string{cl.Labels, cl.Units} {
+				for i := range p.langs {
+					if i < len(texts) {
+						r.str(texts[i])
+					} else {
+						r.null()
+					}
 				}
 			}
 			rows = append(rows, r)

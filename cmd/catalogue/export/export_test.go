@@ -373,8 +373,24 @@ func TestExportOptions(t *testing.T) {
 		t.Errorf("brands: %v", brands)
 	}
 	dict := readCSV(t, filepath.Join(dir, "csv", "dictionary.csv"))
-	if !slices.Equal(dict[0][7:], []string{"label_en", "label_de"}) {
+	if !slices.Equal(dict[0][7:], []string{"label_en", "label_de", "unit_en", "unit_de"}) {
 		t.Errorf("dictionary header %v", dict[0])
+	}
+	// Units as each language writes them: the same symbol or its German.
+	german := map[string]string{"hp": "PS", "years": "Jahre", "months": "Monate", "cc": "cm³", "rpm": "U/min"}
+	withUnit := 0
+	for _, r := range dict[1:] {
+		en, de := r[9], r[10]
+		if en == "" {
+			continue
+		}
+		withUnit++
+		if want, ok := german[en]; ok && de != want || !ok && de != en {
+			t.Errorf("%s: unit %q in German is %q", r[1], en, de)
+		}
+	}
+	if withUnit == 0 {
+		t.Error("no exported field has a unit")
 	}
 	// Confidences only for the fields exported.
 	for _, r := range readCSV(t, filepath.Join(dir, "csv", "confidence.csv"))[1:] {

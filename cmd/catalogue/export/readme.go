@@ -91,7 +91,8 @@ VALUES
     key, which carries its unit (length_mm, range_wltp_km). A row whose
     fields are all empty is a variant for which the module has no data.
   - Numbers use a dot and no thousands separator; integers have no
-    decimals. Units are metric and never translated.
+    decimals. Units are metric; the field dictionary gives each field's unit
+    as written in each bought language (unit_de: PS, cm³, U/min).
   - Booleans are true or false. Enum fields hold the value's stable English
     slug (fuel_type "plug_in_hybrid"); value_labels gives the label of each
     value in each bought language, keyed on (field, value).

@@ -77,6 +77,7 @@ type Column struct {
 	Enum   string   `json:"-"` // enumeration of a TypeEnum column
 	Desc   string   `json:"-"` // English description
 	Labels []string `json:"-"` // display name per exported language ("" when none)
+	Units  []string `json:"-"` // the unit as each exported language writes it (PS for hp in de)
 }
 
 // Schema is a table's shape: what a change file carries so that applying it

@@ -1,0 +1,39 @@
+package vocab
+
+import "fmt"
+
+// loadUnits reads units.tsv: each unit's symbol per locale where the
+// locale's car press writes it differently (PS, ch, CV, KM, LE, hk for hp;
+// cm³ for cc; U/min for rpm; words for years and months). It returns the
+// symbols by English unit; a unit that is not listed is written the same in
+// every locale. A listed unit must be one of the dictionary's, and its
+// English column must be the unit itself.
+func loadUnits(specs []SpecType) (map[string]Labels, error) {
+	used := map[string]bool{}
+	for _, s := range specs {
+		used[s.Unit] = true
+	}
+	units := map[string]Labels{}
+	err := rows("units.tsv", 1+NumLocales, 1+NumLocales, func(_ int, f []string) error {
+		u := f[0]
+		if !used[u] || u == "" {
+			return fmt.Errorf("unit %q is no spec's unit", u)
+		}
+		if _, dup := units[u]; dup {
+			return fmt.Errorf("unit %q is listed twice", u)
+		}
+		var l Labels
+		copy(l[:], f[1:])
+		if l[En] != u {
+			return fmt.Errorf("unit %q: the en column says %q", u, l[En])
+		}
+		for li, s := range l {
+			if s == "" {
+				return fmt.Errorf("unit %q has no symbol for %s", u, Locales[li])
+			}
+		}
+		units[u] = l
+		return nil
+	})
+	return units, err
+}
