@@ -432,9 +432,12 @@ func (c *Catalogue) validateValues() error {
 			}
 		}
 	}
-	for _, r := range c.ImageRole {
+	for i, r := range c.ImageRole {
 		if r > RoleHero {
 			return invalid("unknown image role %d", r)
+		}
+		if c.Meta.Version >= 2 && int(c.ImageKey[i]) >= len(ImageAngles) {
+			return invalid("image %d: unknown angle %d", i, c.ImageKey[i])
 		}
 	}
 	seen := map[uint32]bool{}
@@ -747,12 +750,40 @@ func (c *Catalogue) BrandDisplayName(li int, brand uint32) string {
 	return c.BrandName.String(brand)
 }
 
+// ImageAngles are the photographs a generation's body style may have; an
+// image's key (snapshot version 2) is an index into it.
+var ImageAngles = [...]string{"front-three-quarter", "side", "rear-three-quarter", "front", "rear", "interior", "dashboard", "rear-seats", "boot"}
+
+// imageSizes are the pixel sizes of each role's file: a card for lists, a
+// hero for a page's head.
+var imageSizes = [...]string{RoleCard: "640x360", RoleHero: "1600x900"}
+
 // AppendImageURL appends the CDN URL of image i (an index into ImageKey):
-// base/brand-slug/model-slug/card|hero/8-hex-key.webp. cdnBase has no
-// trailing slash.
+// base/brand/model/generation/body/angle-WxH.webp, a photograph shared by
+// every variant of the generation with that body. cdnBase has no trailing
+// slash. Snapshots of version 1 name images by a random key instead:
+// base/brand/model/card|hero/8-hex-key.webp.
 func (c *Catalogue) AppendImageURL(dst []byte, cdnBase string, i uint32) []byte {
 	const hexDigits = "0123456789abcdef"
-	model := c.GenModel[c.VarGen[c.imageVariant(i)]]
+	row := c.imageVariant(i)
+	gen := c.VarGen[row]
+	model := c.GenModel[gen]
+	if c.Meta.Version >= 2 {
+		dst = append(dst, cdnBase...)
+		dst = append(dst, '/')
+		dst = append(dst, c.BrandSlug.Bytes(c.ModelBrand[model])...)
+		dst = append(dst, '/')
+		dst = append(dst, c.ModelSlug.Bytes(model)...)
+		dst = append(dst, '/')
+		dst = append(dst, c.GenSlug.Bytes(gen)...)
+		dst = append(dst, '/')
+		dst = append(dst, c.BodySlug(c.VarBody[row])...)
+		dst = append(dst, '/')
+		dst = append(dst, ImageAngles[c.ImageKey[i]]...)
+		dst = append(dst, '-')
+		dst = append(dst, imageSizes[c.ImageRole[i]]...)
+		return append(dst, ".webp"...)
+	}
 	dst = append(dst, cdnBase...)
 	dst = append(dst, '/')
 	dst = append(dst, c.BrandSlug.Bytes(c.ModelBrand[model])...)

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -210,15 +211,16 @@ func TestImageURL(t *testing.T) {
 	g, _ := c.ModelGenerations(m)
 	v, _ := c.GenerationVariants(g)
 	first, end := c.VariantImages(v)
+	want := "https://cdn.example/img/volkswagen/" + c.ModelSlug.String(m) + "/" + c.GenSlug.String(g) + "/" + c.BodySlug(c.VarBody[v]) + "/"
 	for i := first; i < end; i++ {
 		u := string(c.AppendImageURL(nil, "https://cdn.example/img", i))
-		role := "card"
+		size := "-640x360.webp"
 		if c.ImageRole[i] == engine.RoleHero {
-			role = "hero"
+			size = "-1600x900.webp"
 		}
-		want := "https://cdn.example/img/volkswagen/" + c.ModelSlug.String(m) + "/" + role + "/"
-		if !strings.HasPrefix(u, want) || !strings.HasSuffix(u, ".webp") || len(u) != len(want)+8+5 {
-			t.Errorf("image URL %s, want %s<8 hex>.webp", u, want)
+		angle := strings.TrimSuffix(strings.TrimPrefix(u, want), size)
+		if !strings.HasPrefix(u, want) || !strings.HasSuffix(u, size) || !slices.Contains(engine.ImageAngles[:], angle) {
+			t.Errorf("image URL %s, want %s<angle>%s", u, want, size)
 		}
 	}
 }

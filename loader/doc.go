@@ -58,7 +58,9 @@
 //	      Neighbouring variants share most keys and many values (one generation's dimensions), so the
 //	      streams compress well, and the reader fills the columns sequentially.
 //	TEXT  n_texts x str (dictionary of text spec values)
-//	IMGS  key u32[n_images] | role u8[n_images] (0 card, 1 hero); a variant's images follow VARI's image_count
+//	IMGS  key u32[n_images] | role u8[n_images] (0 card, 1 hero); a variant's images follow VARI's image_count.
+//	      v2: key is the angle of a photograph of the variant's generation and body (engine.ImageAngles);
+//	      v1: a random file name stem.
 //	DEMO  n uvarint | n x variant row uvarint
 //	END!  empty
 //

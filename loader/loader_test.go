@@ -284,14 +284,15 @@ func TestFixture(t *testing.T) {
 		hp, _ := c.SpecIndex("power_hp")
 		vw, _ := c.BrandBySlug("volkswagen")
 		unit, name := c.SpecUnits[de].String(uint32(hp)), c.BrandDisplayName(bg, vw)
+		image := string(c.AppendImageURL(nil, "https://cdn", 0))
 		switch v {
-		case 1: // units were English everywhere, local brand names displayed
-			if unit != "hp" || name != "Фолксваген" || c.BrandAliases[bg].String(vw) != "Фолксваген" {
-				t.Errorf("fixture v1: power in de %q, Volkswagen in bg %q", unit, name)
+		case 1: // units were English everywhere, local brand names displayed, images by random key
+			if unit != "hp" || name != "Фолксваген" || c.BrandAliases[bg].String(vw) != "Фолксваген" || !strings.Contains(image, "/card/") && !strings.Contains(image, "/hero/") {
+				t.Errorf("fixture v1: power in de %q, Volkswagen in bg %q, image %s", unit, name, image)
 			}
 		default:
-			if unit != "PS" || name != "Volkswagen" || c.BrandAliases[bg].String(vw) != "Фолксваген" {
-				t.Errorf("fixture v%d: power in de %q, Volkswagen in bg %q (alias %q)", v, unit, name, c.BrandAliases[bg].String(vw))
+			if unit != "PS" || name != "Volkswagen" || c.BrandAliases[bg].String(vw) != "Фолксваген" || !strings.HasSuffix(image, "-1600x900.webp") {
+				t.Errorf("fixture v%d: power in de %q, Volkswagen in bg %q (alias %q), image %s", v, unit, name, c.BrandAliases[bg].String(vw), image)
 			}
 		}
 	}

@@ -46,7 +46,7 @@ type Set struct {
 	Texts []string
 
 	// Images in variant order; Variant.ImageStart/ImageEnd delimit them.
-	ImageKey  []uint32 // file name stem, rendered as 8 hex digits
+	ImageKey  []uint32 // the photograph's angle: an index into engine.ImageAngles
 	ImageRole []uint8  // RoleCard or RoleHero
 
 	// Demo lists the rows of Variants that form the frozen demo set, in

@@ -235,12 +235,21 @@ func TestDistributions(t *testing.T) {
 		t.Errorf("%.1f%% of values carry a confidence, want 5-15%%", 100*share)
 	}
 	noPrice, zero := 0, 0
+	photosOf := map[[2]uint32]string{}
 	for i := range s.Variants {
 		vr := &s.Variants[i]
+		// A hero and 3 to 9 cards, the photographs of the generation's body
+		// style: every variant of a generation with that body has the same.
 		n := vr.ImageEnd - vr.ImageStart
-		if n < 1 || n > 8 {
-			t.Fatalf("variant %d has %d images", vr.ID, n)
+		if n < 4 || n > 10 || s.ImageRole[vr.ImageStart] != dataset.RoleHero {
+			t.Fatalf("variant %d has %d images, the first of role %d", vr.ID, n, s.ImageRole[vr.ImageStart])
 		}
+		key := [2]uint32{vr.Generation, uint32(vr.Body)}
+		imgs := fmt.Sprint(s.ImageKey[vr.ImageStart:vr.ImageEnd], s.ImageRole[vr.ImageStart:vr.ImageEnd])
+		if prev, ok := photosOf[key]; ok && prev != imgs {
+			t.Fatalf("variant %d: images %s, another of its generation and body has %s", vr.ID, imgs, prev)
+		}
+		photosOf[key] = imgs
 		if !vr.HasPrice {
 			noPrice++
 		} else if vr.PriceEUR == 0 {

@@ -251,17 +251,9 @@ func (g *generator) emitVariant(pv *pendingVariant, id, genRow uint32, seed uint
 	row.SpecEnd = uint32(len(s.SpecKey))
 
 	row.ImageStart = uint32(len(s.ImageKey))
-	n := 1 + r.intn(8)
-	if pv.demo {
-		n = max(n, 3)
-	}
-	for i := 0; i < n; i++ {
-		s.ImageKey = append(s.ImageKey, uint32(mix(seed^uint64(id)<<8^uint64(i))))
-		role := dataset.RoleCard
-		if i == 1 || (i > 1 && r.chance(0.25)) {
-			role = dataset.RoleHero
-		}
-		s.ImageRole = append(s.ImageRole, role)
+	for _, img := range g.photos(pv, genRow) {
+		s.ImageKey = append(s.ImageKey, img.angle)
+		s.ImageRole = append(s.ImageRole, img.role)
 	}
 	row.ImageEnd = uint32(len(s.ImageKey))
 	s.Variants = append(s.Variants, row)
@@ -371,4 +363,35 @@ func (c *car) wheels(r *rng) {
 	}
 	c.tyreWidth = int(clamp(float64(w/10*10+5), 135, 335))
 	c.tyreAspect = int(clamp(float64(a/5*5), 25, 80))
+}
+
+// photo is one image of a variant: an angle (an index into
+// engine.ImageAngles, which the snapshot's key holds) and a role.
+type photo struct {
+	angle uint32
+	role  uint8
+}
+
+const photoSalt = 0x70686f746f73 // "photos"
+
+// photoAngles are the angles of the photographs a body style has, most
+// usual first: a generation's press kit always has the first three, often
+// more.
+var photoAngles = []uint32{0, 1, 2, 5, 6, 3, 4, 8, 7}
+
+// photos are the images of a variant: the photographs of its generation
+// with its body, shared by every such variant (a press kit photographs a
+// body style, not each engine), a hero of the front three-quarter view and
+// a card per angle. How many angles a generation has is drawn from the
+// generation's stable id and the body alone, so it is the same under any
+// seed, for the demo's cars and the others alike.
+func (g *generator) photos(pv *pendingVariant, genRow uint32) []photo {
+	gen := g.set.Generations[genRow].ID
+	h := mix(photoSalt ^ uint64(gen)<<16 ^ uint64(g.v.MustEnumValue("body", pv.c.body)))
+	n := 3 + int(h%7) // 3 to 9 angles
+	out := []photo{{angle: photoAngles[0], role: dataset.RoleHero}}
+	for _, a := range photoAngles[:n] {
+		out = append(out, photo{angle: a, role: dataset.RoleCard})
+	}
+	return out
 }

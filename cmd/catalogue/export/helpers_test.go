@@ -224,7 +224,7 @@ func nextQuarter(s *dataset.Set) mutationStats {
 			r.imgKey = r.imgKey[:len(r.imgKey)-1]
 			r.imgRole = r.imgRole[:len(r.imgRole)-1]
 		case i%37 == 8:
-			r.imgKey = append(slices.Clone(r.imgKey), 0xdeadbeef)
+			r.imgKey = append(slices.Clone(r.imgKey), 8) // a new angle (engine.ImageAngles)
 			r.imgRole = append(slices.Clone(r.imgRole), dataset.RoleHero)
 		case i%43 == 9:
 			r.v.HasPrice, r.v.PriceEUR, r.v.PriceAsOf = false, 0, 0
