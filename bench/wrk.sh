@@ -58,7 +58,7 @@ if [ -z "$target" ]; then
   if [ ! -f "$snap" ]; then
     "$out/bin/catalogue" gen -o "$snap"
   fi
-  key="$("$out/bin/catalogue" keys create -state "$tmp/state" -plan free -email bench@example.org -note wrk | tail -1)"
+  key="$("$out/bin/catalogue" keys create -state "$tmp/state" -plan free -allow-deprecated -email bench@example.org -note wrk | tail -1)"
   port=18080
   while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
   target="127.0.0.1:$port"

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/netip"
+	"strconv"
 
 	"github.com/valyala/fasthttp"
 
@@ -26,7 +27,7 @@ func (s *Service) keyRequest(ctx *fasthttp.RequestCtx) {
 	}
 	network := keyflow.Network(peer(ctx), ctx.Request.Header.PeekAll("X-Forwarded-For"), s.opts.TrustedProxies)
 	res, p := s.opts.KeyFlow.Request(context.Background(), string(ctx.Request.Header.ContentType()), ctx.PostBody(), network)
-	s.sendFlow(ctx, fasthttp.StatusAccepted, res, p)
+	s.sendFlow(ctx, "request", fasthttp.StatusAccepted, res, p)
 }
 
 // keyVerify answers GET /v1/keys/demo/verify?t=: the key, shown once.
@@ -45,11 +46,17 @@ func (s *Service) keyVerify(ctx *fasthttp.RequestCtx) {
 		covers = d.set
 	}
 	res, problem := s.opts.KeyFlow.Verify(string(p.Token), covers)
-	s.sendFlow(ctx, fasthttp.StatusOK, res, problem)
+	s.sendFlow(ctx, "activation", fasthttp.StatusOK, res, problem)
 }
 
-// sendFlow sends a key flow's answer with status, or its problem.
-func (s *Service) sendFlow(ctx *fasthttp.RequestCtx, status int, data any, p *keyflow.Problem) {
+// sendFlow sends a key flow's answer with status, or its problem, and
+// counts the step's outcome.
+func (s *Service) sendFlow(ctx *fasthttp.RequestCtx, step string, status int, data any, p *keyflow.Problem) {
+	outcome := strconv.Itoa(status)
+	if p != nil {
+		outcome = strconv.Itoa(p.Status)
+	}
+	s.obs.Counter(`catalogue_key_flow_total{step="` + step + `",status="` + outcome + `"}`).Inc()
 	if p == nil {
 		s.sendJSON(ctx, status, data)
 		return

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/observe"
+	"github.com/vspec/catalogue/httpd/publicid"
 )
 
 // TestObservation: every request gets an id (echoed, and in problem
@@ -71,6 +72,19 @@ func TestObservation(t *testing.T) {
 	}
 	if strings.Contains(log.String(), e.free) {
 		t.Error("the access log holds a key")
+	}
+
+	// The caches report their hits and misses.
+	vt := e.codec.Token(publicid.Variant, e.cat.VarID[0])
+	e.get("/v1/variants/"+vt, e.free)
+	e.svc.WaitCaches()
+	e.get("/v1/variants/"+vt, e.free)
+	metrics.Reset()
+	ob.WriteMetrics(&metrics)
+	for _, want := range []string{`catalogue_cache_requests_total{cache="body",result="miss"}`, `catalogue_cache_requests_total{cache="body",result="hit"}`} {
+		if !strings.Contains(metrics.String(), want) {
+			t.Errorf("metrics lack %s", want)
+		}
 	}
 }
 

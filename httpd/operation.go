@@ -40,6 +40,8 @@ type operations struct {
 	now        func() time.Time
 	licensing  string // where GET /export points
 	upgradeURL string
+	// Hits and misses of the body and search caches, for the metrics.
+	bodyHit, bodyMiss, searchHit, searchMiss func()
 }
 
 // The keyed operations, in the order of the contract.

@@ -49,7 +49,7 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation) {
 	var refused error
 	// Not ctx: the settlement may run on after the handler returned, and
 	// fasthttp reuses ctx for the next request.
-	sold := s.opts.Payments.Sell(context.Background(), payload, op.Price(), s.SettleDeadline(ctx.Time()),
+	sold := s.Sell(context.Background(), op, payload, s.SettleDeadline(ctx.Time()),
 		x402.Sale{Resource: s.resourceURL(ctx), Operation: payable[op].route}, func() bool {
 			refused = s.run(ctx, rq, payable[op].op, tierFull)
 			return refused == nil
@@ -79,6 +79,29 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation) {
 		ctx.Response.Header.Set(HeaderPaymentReference, sold.Reference)
 		s.problem(ctx, errorf(fasthttp.StatusGatewayTimeout, SettlementUnknownDetail(sold.Reference)))
 	}
+}
+
+// Sell sells one call of op with the payment (x402.Gate.Sell: verify,
+// serve, settle only a success) and counts how it ended, for REST and MCP
+// alike.
+func (s *Service) Sell(ctx context.Context, op Operation, payload *x402.PaymentPayload, deadline time.Time, sale x402.Sale, serve func() bool) x402.Sold {
+	sold := s.opts.Payments.Sell(ctx, payload, op.Price(), deadline, sale, serve)
+	var rej *x402.Rejection
+	outcome := "settled"
+	switch {
+	case errors.As(sold.Verify, &rej):
+		outcome = "rejected"
+	case sold.Verify != nil:
+		outcome = "facilitator_unavailable"
+	case !sold.Served:
+		outcome = "not_served"
+	case sold.Outcome == x402.Refused:
+		outcome = "settlement_refused"
+	case sold.Outcome != x402.Settled:
+		outcome = "settlement_unknown"
+	}
+	s.obs.Counter(`catalogue_payments_total{operation="` + payable[op].op.id + `",outcome="` + outcome + `"}`).Inc()
+	return sold
 }
 
 // HeaderPaymentReference carries, on the 504 of a payment whose settlement

@@ -1,6 +1,7 @@
 package httpd_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/observe"
 	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/httpd/x402"
 	"github.com/vspec/catalogue/httpd/x402/x402test"
@@ -117,7 +119,8 @@ func TestPayPerRequest(t *testing.T) {
 }
 
 func TestPaymentNotChargedUnlessServed(t *testing.T) {
-	e := newEnv(t)
+	ob := observe.New(observe.Options{})
+	e := newEnv(t, func(o *httpd.Options) { o.Observer = ob })
 	payer, _ := x402test.NewPayer("")
 	missing := e.codec.Token(publicid.Variant, 1<<23+17)
 	vt := e.codec.Token(publicid.Variant, e.cat.VarID[0])
@@ -142,6 +145,15 @@ func TestPaymentNotChargedUnlessServed(t *testing.T) {
 	r, _ := e.paidGet(t, payer, path, "If-None-Match", etag)
 	if r.status != 200 || !settlementOf(t, r).Success {
 		t.Fatalf("paid conditional call: %d", r.status)
+	}
+	// The metrics count each sale by how it ended.
+	var m bytes.Buffer
+	ob.WriteMetrics(&m)
+	for _, want := range []string{`catalogue_payments_total{operation="getVariantSpecs",outcome="not_served"} 1`,
+		`catalogue_payments_total{operation="compare",outcome="not_served"} 2`, `catalogue_payments_total{operation="getVariantSpecs",outcome="settled"} 1`} {
+		if !strings.Contains(m.String(), want) {
+			t.Errorf("metrics lack %s", want)
+		}
 	}
 }
 

@@ -127,7 +127,10 @@ func (o *operations) cached(rq *request, key uint64) bool {
 	}
 	r, ok := o.bodies.Get(key)
 	if ok {
+		o.bodyHit()
 		rq.doneFixed(r.body, r.sum)
+	} else {
+		o.bodyMiss()
 	}
 	return ok
 }

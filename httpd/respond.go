@@ -83,9 +83,11 @@ func (s *Service) send(ctx *fasthttp.RequestCtx, rq *request) {
 	key := sum ^ encSalt[enc]
 	if s.cache != nil {
 		if b, ok := s.cache.Get(key); ok {
+			s.compressedHit()
 			ctx.Response.SetBodyRaw(b) // cached bodies are never modified
 			return
 		}
+		s.compressedMiss()
 	}
 	var out []byte
 	switch enc {

@@ -35,8 +35,10 @@ func (o *operations) firstSearchPage(rq *request, folded string, limit int) []en
 	key := searchKey(folded, rq.v.epoch, limit)
 	if o.searches != nil {
 		if p, ok := o.searches.Get(key); ok && p.folded == folded && p.epoch == rq.v.epoch && p.limit == limit {
+			o.searchHit()
 			return p.matches
 		}
+		o.searchMiss()
 	}
 	matches := rq.v.cat.Search(rq.matches[:0], folded, o.threshold, nil, limit)
 	rq.matches = matches

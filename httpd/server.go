@@ -1,8 +1,8 @@
 package httpd
 
 import (
-	"net/http"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync/atomic"
@@ -160,6 +160,8 @@ type Service struct {
 	upgrade    []byte                           // its Link to the upgrade path
 	limits     [4]access.Limits                 // by plan
 	registered []openapi.Operation              // every route, for the description test
+
+	compressedHit, compressedMiss func() // the compressed-body cache, for the metrics
 }
 
 // New returns the service answering from c.
@@ -179,8 +181,14 @@ func New(c *engine.Catalogue, opts Options) (*Service, error) {
 	}
 	s.sunset = []byte(opts.FreeSunset.UTC().Format(http.TimeFormat))
 	s.upgrade = []byte("<" + opts.UpgradeURL + `>; rel="deprecation"; type="text/html"`)
+	cacheCounter := func(cache, result string) func() {
+		return s.obs.Counter(`catalogue_cache_requests_total{cache="` + cache + `",result="` + result + `"}`).Inc
+	}
 	s.ops = operations{codec: opts.Codec, threshold: opts.SearchThreshold, limits: &s.limits, now: opts.Now,
-		licensing: opts.LicensingURL, upgradeURL: opts.UpgradeURL}
+		licensing: opts.LicensingURL, upgradeURL: opts.UpgradeURL,
+		bodyHit: cacheCounter("body", "hit"), bodyMiss: cacheCounter("body", "miss"),
+		searchHit: cacheCounter("search", "hit"), searchMiss: cacheCounter("search", "miss")}
+	s.compressedHit, s.compressedMiss = cacheCounter("compressed", "hit"), cacheCounter("compressed", "miss")
 	var err error
 	if s.cache, err = newCache[[]byte](opts.CompressedCacheBytes, 100_000); err != nil {
 		return nil, err

@@ -14,7 +14,8 @@ import (
 )
 
 const keysUsage = `usage:
-  catalogue keys create -state DIR -plan apify|free|demo [-email E] [-note N] [-pending]
+  catalogue keys create -state DIR -plan apify|demo [-email E] [-note N] [-pending]
+  catalogue keys create -state DIR -plan free -allow-deprecated ...   (only to migrate a hand-granted key)
   catalogue keys list -state DIR
   catalogue keys revoke -state DIR KEY|HASH-PREFIX
   catalogue keys activate -state DIR KEY|HASH-PREFIX
@@ -28,7 +29,8 @@ func runKeys(args []string, stdout io.Writer) error {
 	}
 	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
 	state := fs.String("state", "state", "the server's state directory")
-	plan := fs.String("plan", "", "plan of the new key: apify (full catalogue, raw ids), free (legacy) or demo (40 cars)")
+	plan := fs.String("plan", "", "plan of the new key: apify (full catalogue, raw ids) or demo (40 cars); free is deprecated (see -allow-deprecated)")
+	allowDeprecated := fs.Bool("allow-deprecated", false, "allow -plan free, deprecated and no longer issued: only to migrate a key granted by hand")
 	email := fs.String("email", "", "email address of the key's holder")
 	note := fs.String("note", "", "a note kept with the key")
 	pending := fs.Bool("pending", false, "create the key not yet active (it answers 403 until activated)")
@@ -40,7 +42,10 @@ func runKeys(args []string, stdout io.Writer) error {
 	case "create":
 		p, ok := access.ParsePlan(*plan)
 		if !ok {
-			return errors.New("-plan must be apify, free or demo")
+			return errors.New("-plan must be apify or demo")
+		}
+		if p == access.PlanFree && !*allowDeprecated {
+			return errors.New("the free plan is deprecated and no longer issued; to migrate a key granted by hand, add -allow-deprecated")
 		}
 		st := access.StateActive
 		if *pending {

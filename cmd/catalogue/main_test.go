@@ -99,6 +99,13 @@ func TestKeysCommands(t *testing.T) {
 	if err := runKeys([]string{"revoke", "-state", state, key}, &out); err != nil || !strings.Contains(out.String(), "revoked") {
 		t.Errorf("revoke: %v %s", err, out.String())
 	}
+	// The free plan is deprecated: refused unless migrating on purpose.
+	if err := runKeys([]string{"create", "-state", state, "-plan", "free"}, &out); err == nil || !strings.Contains(err.Error(), "-allow-deprecated") {
+		t.Errorf("a free key without -allow-deprecated: %v", err)
+	}
+	if err := runKeys([]string{"create", "-state", state, "-plan", "free", "-allow-deprecated"}, &out); err != nil {
+		t.Errorf("a free key with -allow-deprecated: %v", err)
+	}
 	if err := runKeys([]string{"create", "-state", state, "-plan", "gold"}, &out); err == nil {
 		t.Error("an unknown plan was accepted")
 	}

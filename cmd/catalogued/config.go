@@ -104,6 +104,8 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 		bad("state", "want a directory (created when missing)")
 	}
 
+	checkLogFlags(bad)
+
 	// Addresses.
 	checkAddr := func(name, v string, dial bool, want string) {
 		if v == "" && name != "listen" {

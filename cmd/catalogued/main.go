@@ -37,6 +37,7 @@ import (
 	"github.com/vspec/catalogue/httpd/keyflow"
 	"github.com/vspec/catalogue/httpd/keyflow/mail"
 	"github.com/vspec/catalogue/httpd/mcp"
+	"github.com/vspec/catalogue/httpd/observe"
 	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/httpd/x402"
 	"github.com/vspec/catalogue/loader"
@@ -86,6 +87,7 @@ var (
 	settleTimeout   = flag.Duration("x402.settleTimeout", x402.DefaultSettleTimeout, "longest a paid call waits for the facilitator to settle before answering 504 with a payment reference (the payment is then recorded as unsettled-unknown; see catalogue payments); -http.writeTimeout minus 1s bounds it anyway")
 	paymentsOff     = flag.Bool("x402.disable", false, "take no per-request payments: keyless calls to the payable operations get 401 like other keyed routes")
 	adminTokenFlag  = flag.String("admin.token", "", "bearer token of the admin API, at least 16 characters, literal or file://PATH; empty uses <state>/admin.token, created once")
+	adminDeprecated = flag.Bool("admin.allowDeprecated", false, "let the admin API create keys of the deprecated free plan (only to migrate a key granted by hand); without it such requests get 422")
 )
 
 // Flags of the agent tool surface (httpd/mcp).
@@ -105,7 +107,6 @@ func main() {
 	flag.Usage = usage
 	explainParseErrors(flag.CommandLine)
 	flag.Parse()
-	log.SetFlags(log.LstdFlags | log.Lmicroseconds | log.LUTC)
 	cfg, err := configure(flag.CommandLine)
 	if err != nil {
 		n := len(err.(interface{ Unwrap() []error }).Unwrap())
@@ -113,14 +114,14 @@ func main() {
 			n, map[bool]string{true: "problem", false: "problems"}[n == 1], strings.ReplaceAll(err.Error(), "\n", "\n  "))
 		os.Exit(2)
 	}
-	if err := run(cfg); err != nil {
+	if err := run(cfg, startLogging()); err != nil {
 		log.Fatal(err)
 	}
 }
 
 // run starts the service from a validated configuration and returns when
 // it has stopped.
-func run(cfg *config) error {
+func run(cfg *config, obs *observe.Observer) error {
 	start := time.Now()
 	// Take the signals before anything else: SIGHUP's default action kills
 	// the process, so one arriving during startup must be queued, not fatal.
@@ -185,7 +186,7 @@ func run(cfg *config) error {
 		Payments: payments, PaidLimiter: access.NewNetworkLimiter(*paidPerMinute),
 		Codec: codec, Keys: keys, Meter: meter, Limits: cfg.limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes,
 		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, BodyCacheBytes: *bodyCache, SearchCacheBytes: *searchCache, CDNBase: *cdnBase,
-		LicensingURL: *licensingURL, UpgradeURL: *upgradeURL,
+		LicensingURL: *licensingURL, UpgradeURL: *upgradeURL, Observer: obs,
 	})
 	if err != nil {
 		return err
@@ -193,14 +194,17 @@ func run(cfg *config) error {
 	if *printOpenAPI {
 		return json.NewEncoder(os.Stdout).Encode(svc.Description())
 	}
+	metrics := registerServerMetrics(obs, svc.Catalogue, meter)
 	reloader := &loader.Reloader{Path: *snapshotPath, Install: svc.Install}
 	reload := func() {
 		id, took, err := reloader.Reload()
 		if err != nil {
+			metrics.reloadsRefused()
 			_, failures, _ := reloader.Stats()
 			log.Printf("reload refused, still serving the previous catalogue (%d refused so far): %v", failures, err)
 			return
 		}
+		metrics.reloadsOK()
 		log.Printf("reloaded snapshot %s (identity %s) in %s", *snapshotPath, id, took.Round(time.Millisecond))
 	}
 
@@ -225,8 +229,13 @@ func run(cfg *config) error {
 		if ip := aln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
 			log.Printf("warning: the admin API listens on %s, which is not a loopback address", aln.Addr())
 		}
-		adminSrv := &http.Server{Handler: &admin.Handler{Keys: keys, Token: token, Reload: func() (string, error) {
+		adminSrv := &http.Server{Handler: &admin.Handler{Keys: keys, Token: token, Metrics: obs.WriteMetrics, AllowDeprecated: *adminDeprecated, Reload: func() (string, error) {
 			id, _, err := reloader.Reload()
+			if err != nil {
+				metrics.reloadsRefused()
+			} else {
+				metrics.reloadsOK()
+			}
 			return id, err
 		}}, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes}
 		go func() { serveErr <- adminSrv.Serve(aln) }()

@@ -136,8 +136,11 @@ func TestServerLifecycle(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		return res.StatusCode, string(b)
 	}
-	code, body := adminCall("POST", "/admin/keys", `{"plan":"free"}`)
-	key := regexp.MustCompile(`vsc_free_[0-9a-f]{48}`).FindString(body)
+	if code, body := adminCall("POST", "/admin/keys", `{"plan":"free"}`); code != 422 {
+		t.Fatalf("the deprecated free plan was issued: %d %s", code, body)
+	}
+	code, body := adminCall("POST", "/admin/keys", `{"plan":"apify"}`)
+	key := regexp.MustCompile(`vsc_apify_[0-9a-f]{48}`).FindString(body)
 	if code != 201 || key == "" {
 		t.Fatalf("admin create: %d %s", code, body)
 	}
@@ -153,6 +156,11 @@ func TestServerLifecycle(t *testing.T) {
 	}
 	if c := get("/v1/brands/volkswagen"); c != 200 {
 		t.Fatalf("a key created through the admin API: %d", c)
+	}
+	// Every request is counted; Prometheus scrapes the admin listener.
+	if code, body := adminCall("GET", "/metrics", ""); code != 200 || !strings.Contains(body, `catalogue_requests_total{route="/v1/brands/{slug}",status="200"} 1`) ||
+		!strings.Contains(body, "catalogue_info{") || !strings.Contains(body, "go_goroutines") {
+		t.Fatalf("metrics: %d %.2000s", code, body)
 	}
 	if code, body := adminCall("POST", "/admin/keys/"+key+"/revoke", ""); code != 200 {
 		t.Fatalf("admin revoke: %d %s", code, body)

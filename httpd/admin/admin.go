@@ -1,8 +1,9 @@
 // Package admin is the operator's API of a running server, on its own
 // loopback listener and behind a bearer token: create, list, revoke and
-// activate API keys, and reload the snapshot. It is the running twin of the
-// "catalogue keys" commands, which work on the state directory while the
-// server is stopped (the key store allows one process at a time).
+// activate API keys, reload the snapshot, the metrics for Prometheus
+// (GET /metrics) and the Go profiler (/debug/pprof/). It is the running
+// twin of the "catalogue keys" commands, which work on the state directory
+// while the server is stopped (the key store allows one process at a time).
 //
 // It is cold-path code on net/http and encoding/json. It imports
 // httpd/access; nothing imports it but cmd.
@@ -14,7 +15,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +32,12 @@ type Handler struct {
 	Keys   *access.Store
 	Token  []byte                              // required bearer token
 	Reload func() (identity string, err error) // nil disables POST /admin/reload
+	// Metrics writes the metrics in the Prometheus text format for
+	// GET /metrics; nil disables it.
+	Metrics func(io.Writer)
+	// AllowDeprecated lets POST /admin/keys create keys of the deprecated
+	// free plan (to migrate a key granted by hand); otherwise it refuses.
+	AllowDeprecated bool
 }
 
 // KeyView is a key as the admin API shows it: never the key itself, except
@@ -59,6 +68,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
+	case path == "/metrics" && r.Method == http.MethodGet && h.Metrics != nil:
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		h.Metrics(w)
+	case strings.HasPrefix(r.URL.Path, "/debug/pprof/"):
+		profile(w, r)
 	case path == "/admin/keys" && r.Method == http.MethodGet:
 		var out []KeyView
 		for _, k := range h.Keys.List() {
@@ -81,6 +96,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		plan, ok := access.ParsePlan(req.Plan)
 		if !ok {
 			problem(w, http.StatusBadRequest, "plan must be demo, apify or free")
+			return
+		}
+		if plan == access.PlanFree && !h.AllowDeprecated {
+			problem(w, http.StatusUnprocessableEntity, "The free plan is deprecated and no longer issued; its keys stop working at their Sunset date. "+
+				"To migrate a key granted by hand, start the server with -admin.allowDeprecated.")
 			return
 		}
 		state := access.StateActive
@@ -131,6 +151,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusOK, map[string]any{"data": map[string]string{"identity": id}})
 	default:
 		problem(w, http.StatusNotFound, "No admin route "+r.Method+" "+r.URL.Path)
+	}
+}
+
+// profile serves the Go profiler (net/http/pprof) behind the admin token:
+// the index, cmdline, profile (CPU, ?seconds=N), symbol, trace and every
+// named profile (heap, goroutine, allocs, block, mutex, threadcreate).
+func profile(w http.ResponseWriter, r *http.Request) {
+	switch name := strings.TrimPrefix(r.URL.Path, "/debug/pprof/"); name {
+	case "":
+		pprof.Index(w, r)
+	case "cmdline":
+		pprof.Cmdline(w, r)
+	case "profile":
+		pprof.Profile(w, r)
+	case "symbol":
+		pprof.Symbol(w, r)
+	case "trace":
+		pprof.Trace(w, r)
+	default:
+		pprof.Handler(name).ServeHTTP(w, r)
 	}
 }
 

@@ -3,6 +3,7 @@ package admin
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -84,5 +85,54 @@ func TestAdminAPI(t *testing.T) {
 	}
 	if code, m := call("POST", "/admin/reload", tok, ""); code != 422 || !strings.Contains(m["detail"].(string), "still served") {
 		t.Errorf("refused reload: %d %v", code, m)
+	}
+}
+
+// TestMetricsProfilerAndDeprecatedPlan: /metrics and /debug/pprof/ answer
+// behind the token; the free plan is refused unless allowed.
+func TestMetricsProfilerAndDeprecatedPlan(t *testing.T) {
+	keys, err := access.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keys.Close()
+	tok := "admin-token-of-16+"
+	h := &Handler{Keys: keys, Token: []byte(tok), Metrics: func(w io.Writer) { io.WriteString(w, "catalogue_up 1\n") }}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	get := func(method, path, token, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	for _, p := range []string{"/metrics", "/debug/pprof/", "/debug/pprof/heap"} {
+		if code, _ := get("GET", p, "", ""); code != 401 {
+			t.Errorf("%s without the token: %d", p, code)
+		}
+	}
+	if code, body := get("GET", "/metrics", tok, ""); code != 200 || body != "catalogue_up 1\n" {
+		t.Errorf("metrics: %d %q", code, body)
+	}
+	if code, body := get("GET", "/debug/pprof/", tok, ""); code != 200 || !strings.Contains(body, "goroutine") {
+		t.Errorf("pprof index: %d", code)
+	}
+	if code, body := get("GET", "/debug/pprof/goroutine?debug=1", tok, ""); code != 200 || !strings.Contains(body, "goroutine profile") {
+		t.Errorf("goroutine profile: %d", code)
+	}
+	if code, body := get("POST", "/admin/keys", tok, `{"plan":"free"}`); code != 422 || !strings.Contains(body, "-admin.allowDeprecated") {
+		t.Errorf("a free key was created without -admin.allowDeprecated: %d %s", code, body)
+	}
+	h.AllowDeprecated = true
+	if code, body := get("POST", "/admin/keys", tok, `{"plan":"free"}`); code != 201 {
+		t.Errorf("a free key with -admin.allowDeprecated: %d %s", code, body)
 	}
 }

@@ -44,7 +44,7 @@ func (t *tools) paid(ctx context.Context, gate *x402.Gate, tool string, op httpd
 	var refused *httpd.Error
 	// Settled as on REST: within the write timeout, and on to the end even
 	// when the client went away.
-	sold := gate.Sell(ctx, payload, op.Price(), t.svc.SettleDeadline(start), x402.Sale{Resource: "mcp://tool/" + tool, Operation: "MCP " + tool}, func() bool {
+	sold := t.svc.Sell(ctx, op, payload, t.svc.SettleDeadline(start), x402.Sale{Resource: "mcp://tool/" + tool, Operation: "MCP " + tool}, func() bool {
 		body, refused = t.svc.Call(op, in, httpd.Caller{Paid: true})
 		return refused == nil
 	})

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/observe"
+)
+
+// Flags of what an operator sees: logs and the access log. The metrics are
+// on the admin listener (GET /metrics, behind its token).
+var (
+	logFormat    = flag.String("log.format", "auto", "log format: text, json, or auto (text on a terminal, JSON otherwise)")
+	accessLog    = flag.Bool("log.access", true, "log one line per request (route, status, bytes, duration, request id, a hash of the key; never the key)")
+	accessSample = flag.Uint64("log.accessSample", 1, "log one request in N in the access log; the metrics count every request")
+)
+
+// checkLogFlags reports what is wrong with the logging flags.
+func checkLogFlags(bad func(name, format string, args ...any)) {
+	switch *logFormat {
+	case "auto", "text", "json":
+	default:
+		bad("log.format", "want text, json or auto")
+	}
+	if *accessSample < 1 {
+		bad("log.accessSample", "want 1 or more (1 logs every request)")
+	}
+}
+
+// startLogging sends the process's logs, those of the log package
+// included, to standard error in the chosen format, and returns the
+// observer of requests.
+func startLogging() *observe.Observer {
+	h := logHandler(os.Stderr, *logFormat, term.IsTerminal(int(os.Stderr.Fd())))
+	logger := slog.New(h)
+	slog.SetDefault(logger) // the log package's lines go through it too
+	log.SetFlags(0)         // the handler writes the time
+	o := observe.Options{Sample: *accessSample}
+	if *accessLog {
+		o.AccessLog = logger.With("log", "access")
+	}
+	return observe.New(o)
+}
+
+// logHandler is the slog handler of a format; auto is text on a terminal
+// (tty true) and JSON otherwise, for a log collector.
+func logHandler(w io.Writer, format string, tty bool) slog.Handler {
+	if format == "text" || format == "auto" && tty {
+		return slog.NewTextHandler(w, nil)
+	}
+	return slog.NewJSONHandler(w, nil)
+}
+
+// serverMetrics registers the server's own metrics beside the requests':
+// the serving catalogue's identity, reloads, and whether usage metering
+// works.
+type serverMetrics struct {
+	reloadsOK, reloadsRefused func()
+}
+
+func registerServerMetrics(ob *observe.Observer, current func() *engine.Catalogue, meter *access.Meter) serverMetrics {
+	set := ob.Set()
+	set.RegisterMetricsWriter(func(w io.Writer) {
+		c := current()
+		_, _, _, variants := c.Counts()
+		fmt.Fprintf(w, "catalogue_info{identity=%q,format=\"%d\",variants=\"%d\"} 1\n", c.Meta.Identity, c.Meta.Version, variants)
+		healthy := 0
+		if meter == nil || meter.Healthy(time.Now()) {
+			healthy = 1
+		}
+		fmt.Fprintf(w, "catalogue_metering_healthy %s\n", strconv.Itoa(healthy))
+	})
+	ok, refused := ob.Counter(`catalogue_reloads_total{result="ok"}`), ob.Counter(`catalogue_reloads_total{result="refused"}`)
+	return serverMetrics{reloadsOK: ok.Inc, reloadsRefused: refused.Inc}
+}
