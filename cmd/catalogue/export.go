@@ -58,7 +58,9 @@ func splitList(s string) []string {
 // loadTimed loads a snapshot and says how long it took.
 func loadTimed(path string) (*engine.Catalogue, error) {
 	start := time.Now()
+	stop := progress.Phase(os.Stderr, "loading "+path)
 	c, err := loader.Load(path)
+	stop()
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,10 @@ func runGen(args []string, _ io.Writer) error {
 		return err
 	}
 	genTime := time.Since(start)
-	if err := loader.WriteFile(*out, set); err != nil {
+	stop := progress.Phase(os.Stderr, "writing "+*out)
+	err = loader.WriteFile(*out, set)
+	stop()
+	if err != nil {
 		return err
 	}
 	st, err := os.Stat(*out)

@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"text/tabwriter"
 	"time"
 
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/loader"
+	"github.com/vspec/catalogue/loader/progress"
 )
 
 // inspection is what "catalogue inspect -json" prints.
@@ -68,7 +70,9 @@ func runInspect(args []string, stdout io.Writer) error {
 		return errors.New("exactly one snapshot FILE is required")
 	}
 	start := time.Now()
+	stop := progress.Phase(os.Stderr, "loading "+fs.Arg(0))
 	cat, err := loader.Load(fs.Arg(0))
+	stop()
 	if err != nil {
 		return err
 	}

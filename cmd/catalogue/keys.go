@@ -27,6 +27,10 @@ func runKeys(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(strings.TrimSpace(keysUsage))
 	}
+	if isHelp(args[0]) {
+		fmt.Fprintln(stdout, strings.TrimSpace(keysUsage))
+		return flag.ErrHelp
+	}
 	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
 	state := fs.String("state", "state", "the server's state directory")
 	plan := fs.String("plan", "", "plan of the new key: apify (full catalogue, raw ids) or demo (40 cars); free is deprecated (see -allow-deprecated)")
@@ -60,7 +64,7 @@ func runKeys(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "created a %s key (%s), hash %s\nThe key is shown once and only its hash is stored:\n%s\n", k.Plan, k.State, k.Hash.String()[:16], text)
+		fmt.Fprintf(stdout, "created %s %s key (%s), hash %s\nThe key is shown once and only its hash is stored:\n%s\n", article(k.Plan.String()), k.Plan, k.State, k.Hash.String()[:16], text)
 		return nil
 	case "list":
 		s, err := open()

@@ -13,9 +13,14 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/vspec/catalogue/httpd/buildinfo"
 )
 
 type command struct {
@@ -35,22 +40,41 @@ func main() {
 		{"diff", "diff [flags] -o CHANGES OLD NEW", "write the update change file between two snapshots (-apply: apply one to an export)", runDiff},
 		{"quote", "quote [-modules L] [-languages L] [-share F] ...", "price a licence by the contract's table and terms", runQuote},
 	}
-	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "-help" {
+	os.Exit(dispatch(os.Args[1:], os.Stdout))
+}
+
+// dispatch runs the command args name and returns the exit status: 0 when
+// it succeeded or help was asked for (-h, -help, help), 2 for a usage
+// error (no or an unknown command), 1 when the command failed.
+func dispatch(args []string, stdout io.Writer) int {
+	if len(args) == 0 {
 		usage()
-		return
+		return 2
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		usage()
+		return 0
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, buildinfo.Read().Line("catalogue"))
+		return 0
 	}
 	for _, c := range commands {
-		if c.name == os.Args[1] {
-			if err := c.run(os.Args[2:], os.Stdout); err != nil {
-				fmt.Fprintf(os.Stderr, "catalogue %s: %v\n", c.name, err)
-				os.Exit(1)
+		if c.name == args[0] {
+			err := c.run(args[1:], stdout)
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, flag.ErrHelp): // the command printed its usage
+				return 0
 			}
-			return
+			fmt.Fprintf(os.Stderr, "catalogue %s: %v\n", c.name, err)
+			return 1
 		}
 	}
-	fmt.Fprintf(os.Stderr, "catalogue: unknown command %q\n\n", os.Args[1])
+	fmt.Fprintf(os.Stderr, "catalogue: unknown command %q\n\n", args[0])
 	usage()
-	os.Exit(2)
+	return 2
 }
 
 func usage() {
@@ -58,5 +82,23 @@ func usage() {
 	for _, c := range commands {
 		fmt.Fprintf(os.Stderr, "  %-48s %s\n", c.usage, c.summary)
 	}
-	fmt.Fprintln(os.Stderr, "\nRun \"catalogue COMMAND -h\" for the flags of a command.")
+	fmt.Fprintln(os.Stderr, "\nRun \"catalogue COMMAND -h\" for the flags of a command, \"catalogue -version\" for the build.")
+}
+
+// isHelp reports whether a command's first argument asks for its usage.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
+}
+
+// article is the indefinite article before a word: "an apify key", "a demo
+// key".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }

@@ -37,6 +37,10 @@ func runPayments(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(strings.TrimSpace(paymentsUsage))
 	}
+	if isHelp(args[0]) {
+		fmt.Fprintln(stdout, strings.TrimSpace(paymentsUsage))
+		return flag.ErrHelp
+	}
 	fset := flag.NewFlagSet("payments "+args[0], flag.ContinueOnError)
 	state := fset.String("state", "state", "the server's state directory")
 	all := fset.Bool("all", false, "list: every recorded payment, resolved ones too, not only those of unknown outcome")

@@ -34,6 +34,7 @@ import (
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/admin"
+	"github.com/vspec/catalogue/httpd/buildinfo"
 	"github.com/vspec/catalogue/httpd/keyflow"
 	"github.com/vspec/catalogue/httpd/keyflow/mail"
 	"github.com/vspec/catalogue/httpd/mcp"
@@ -87,6 +88,7 @@ var (
 	settleTimeout   = flag.Duration("x402.settleTimeout", x402.DefaultSettleTimeout, "longest a paid call waits for the facilitator to settle before answering 504 with a payment reference (the payment is then recorded as unsettled-unknown; see catalogue payments); -http.writeTimeout minus 1s bounds it anyway")
 	paymentsOff     = flag.Bool("x402.disable", false, "take no per-request payments: keyless calls to the payable operations get 401 like other keyed routes")
 	adminTokenFlag  = flag.String("admin.token", "", "bearer token of the admin API, at least 16 characters, literal or file://PATH; empty uses <state>/admin.token, created once")
+	showVersion     = flag.Bool("version", false, "print the build (module version, VCS revision and time, Go version) and exit")
 	adminDeprecated = flag.Bool("admin.allowDeprecated", false, "let the admin API create keys of the deprecated free plan (only to migrate a key granted by hand); without it such requests get 422")
 )
 
@@ -107,6 +109,10 @@ func main() {
 	flag.Usage = usage
 	explainParseErrors(flag.CommandLine)
 	flag.Parse()
+	if *showVersion {
+		fmt.Println(buildinfo.Read().Line("catalogued"))
+		return
+	}
 	cfg, err := configure(flag.CommandLine)
 	if err != nil {
 		n := len(err.(interface{ Unwrap() []error }).Unwrap())

@@ -10,12 +10,14 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"log"
 	"net"
 	"net/http"
 	"os"
 	"time"
 
+	"github.com/vspec/catalogue/httpd/buildinfo"
 	"github.com/vspec/catalogue/httpd/x402"
 )
 
@@ -24,7 +26,12 @@ func main() {
 	state := flag.String("db", "facilitator/receipts.db", "bbolt file of the receipts")
 	token := flag.String("token", "", "when set, every call must send Authorization: Bearer <token>")
 	receipts := flag.Bool("receipts", false, "print the recorded receipts as JSON Lines and exit")
+	version := flag.Bool("version", false, "print the build (module version, VCS revision and time, Go version) and exit")
 	flag.Parse()
+	if *version {
+		fmt.Println(buildinfo.Read().Line("facilitator"))
+		return
+	}
 	store, err := x402.OpenStore(*state, nil)
 	if err != nil {
 		log.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // Bar is a progress bar on a terminal. The zero Bar and a Bar on a
@@ -29,10 +31,39 @@ func New(w io.Writer, label string) *Bar {
 	return &Bar{w: w, label: label}
 }
 
-// IsTerminal reports whether f is a character device (a terminal).
-func IsTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+// IsTerminal reports whether f is a terminal: not merely a character
+// device, which /dev/null also is.
+func IsTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// Phase shows, on a terminal, that a phase without a measure of its
+// progress is running: its label and the time it has taken so far,
+// redrawn ten times a second until the returned stop is called. Elsewhere
+// it draws nothing.
+func Phase(w io.Writer, label string) (stop func()) {
+	if f, ok := w.(*os.File); !ok || !IsTerminal(f) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			fmt.Fprintf(w, "\r%s… %.1fs", label, time.Since(start).Seconds())
+			select {
+			case <-done:
+				fmt.Fprintf(w, "\r%s… %.1fs\n", label, time.Since(start).Seconds())
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 // Update redraws the bar at done of total, at most ten times a second.
