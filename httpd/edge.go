@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/vspec/catalogue/httpd/observe"
 )
 
 // What the edge refuses before a request reaches a route: the framing and
@@ -110,7 +112,7 @@ func encodedSlash(uri []byte) bool {
 
 // parseError is fasthttp's ErrorHandler: the answer to a request it could
 // not read. fasthttp closes the connection after it.
-func (s *Service) parseError(ctx *fasthttp.RequestCtx, err error) {
+func parseError(ctx *fasthttp.RequestCtx, obs *observe.Observer, err error) {
 	var small *fasthttp.ErrSmallBuffer
 	var ne net.Error
 	switch {
@@ -119,12 +121,12 @@ func (s *Service) parseError(ctx *fasthttp.RequestCtx, err error) {
 		if ctx.Request.Header.IsPost() {
 			detail = "The body is larger than the " + strconv.Itoa(KeyRequestBodyBytes>>10) + " KiB this endpoint accepts."
 		}
-		s.problem(ctx, errorf(fasthttp.StatusRequestEntityTooLarge, detail))
+		writeProblem(ctx, obs, errorf(fasthttp.StatusRequestEntityTooLarge, detail))
 	case errors.As(err, &small):
-		s.problem(ctx, errorf(fasthttp.StatusRequestHeaderFieldsTooLarge, "The request line and headers are larger than the server reads; shorten the query or the headers."))
+		writeProblem(ctx, obs, errorf(fasthttp.StatusRequestHeaderFieldsTooLarge, "The request line and headers are larger than the server reads; shorten the query or the headers."))
 	case errors.As(err, &ne) && ne.Timeout():
-		s.problem(ctx, errorf(fasthttp.StatusRequestTimeout, "The request was not received in time."))
+		writeProblem(ctx, obs, errorf(fasthttp.StatusRequestTimeout, "The request was not received in time."))
 	default:
-		s.problem(ctx, errorf(fasthttp.StatusBadRequest, "The request could not be parsed as HTTP/1.1: "+truncate(err.Error(), 160)+".").kind("invalid-request"))
+		writeProblem(ctx, obs, errorf(fasthttp.StatusBadRequest, "The request could not be parsed as HTTP/1.1: "+truncate(err.Error(), 160)+".").kind("invalid-request"))
 	}
 }

@@ -237,3 +237,10 @@ func documentedType(typ any, status int) bool {
 	}
 	return false
 }
+
+// problemType is the type member of a problem body.
+func problemType(body []byte) any {
+	var p map[string]any
+	json.Unmarshal(body, &p)
+	return p["type"]
+}

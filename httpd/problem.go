@@ -140,10 +140,13 @@ func truncate(s string, n int) string {
 
 const contentProblem = "application/problem+json; charset=utf-8"
 
-// problem writes e as an RFC 9457 problem response, never cached, with the
-// request's id, and counts it by kind.
-func (s *Service) problem(ctx *fasthttp.RequestCtx, e *Error) {
-	s.obs.Problem(e.kindName())
+// problem writes e as an RFC 9457 problem response: see writeProblem.
+func (s *Service) problem(ctx *fasthttp.RequestCtx, e *Error) { writeProblem(ctx, s.obs, e) }
+
+// writeProblem writes e as an RFC 9457 problem response, never cached,
+// with the request's id, and counts it by kind.
+func writeProblem(ctx *fasthttp.RequestCtx, obs *observe.Observer, e *Error) {
+	obs.Problem(e.kindName())
 	b := append(make([]byte, 0, 256), `{"type":`...)
 	b = jsonenc.AppendString(b, e.TypeURI())
 	b = append(b, `,"title":`...)

@@ -29,6 +29,9 @@ func (s *Service) routes() fasthttp.RequestHandler {
 		r.POST(path, s.observed(s.obs.Route(path), h))
 		s.registered = append(s.registered, openapi.Operation{Method: "POST", Path: path})
 	}
+	// The probes, outside /v1 and the description (probes.go).
+	r.GET("/livez", s.observed(s.obs.Route("/livez"), livez))
+	r.GET("/readyz", s.observed(s.obs.Route("/readyz"), s.readyz))
 	get("/v1/health", s.health)
 	get("/v1/openapi.json", s.openAPI)
 	get("/v1/docs", s.docs)

@@ -160,6 +160,7 @@ type Service struct {
 	upgrade    []byte                           // its Link to the upgrade path
 	limits     [4]access.Limits                 // by plan
 	registered []openapi.Operation              // every route, for the description test
+	draining   atomic.Bool                      // see SetDraining
 
 	compressedHit, compressedMiss func() // the compressed-body cache, for the metrics
 }
@@ -249,19 +250,25 @@ func (s *Service) Handler() fasthttp.RequestHandler { return s.serve }
 // Server returns a fasthttp server around the handler. Serve it on a
 // listener guarded by httpd/connguard: fasthttp's own accept loop ends on
 // the first descriptor exhaustion.
-func (s *Service) Server() *fasthttp.Server {
+func (s *Service) Server() *fasthttp.Server { return NewServer(s.opts, s.serve) }
+
+// NewServer returns a fasthttp server around h with the limits of opts:
+// what Service.Server returns, for a process that serves before its
+// Service exists (see Starting).
+func NewServer(opts Options, h fasthttp.RequestHandler) *fasthttp.Server {
+	opts.SetDefaults()
 	return &fasthttp.Server{
-		Handler:      s.serve,
+		Handler:      h,
 		Name:         "catalogued",
-		ReadTimeout:  s.opts.ReadTimeout,
-		WriteTimeout: s.opts.WriteTimeout,
-		IdleTimeout:  s.opts.IdleTimeout,
+		ReadTimeout:  opts.ReadTimeout,
+		WriteTimeout: opts.WriteTimeout,
+		IdleTimeout:  opts.IdleTimeout,
 		// The request line and headers must fit the read buffer (431
 		// beyond); bodies are limited per route before they are read.
-		ReadBufferSize:               s.opts.MaxHeaderBytes,
+		ReadBufferSize:               opts.MaxHeaderBytes,
 		HeaderReceived:               requestConfig,
 		MaxRequestBodySize:           KeyRequestBodyBytes,
-		ErrorHandler:                 s.parseError,
+		ErrorHandler:                 func(ctx *fasthttp.RequestCtx, err error) { parseError(ctx, opts.Observer, err) },
 		DisablePreParseMultipartForm: true,
 		NoDefaultContentType:         true,
 		ReduceMemoryUsage:            false,

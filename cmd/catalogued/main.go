@@ -28,8 +28,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
@@ -144,6 +147,27 @@ func run(cfg *config, obs *observe.Observer) error {
 	if err != nil {
 		return err
 	}
+	// The API listener opens first and answers 503 (with /livez alive and
+	// /readyz not ready) while the catalogue is generated and loaded, so
+	// orchestrators see a live process and clients a clear answer.
+	var current atomic.Pointer[fasthttp.RequestHandler]
+	setHandler := func(h fasthttp.RequestHandler) { current.Store(&h) }
+	what := "loading the catalogue"
+	if cfg.generateSnapshot {
+		what = "generating the default catalogue, then loading it"
+	}
+	setHandler(httpd.Starting(what, start, obs))
+	srv := httpd.NewServer(httpd.Options{ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes, Observer: obs},
+		func(ctx *fasthttp.RequestCtx) { (*current.Load())(ctx) })
+	serveErr := make(chan error, 2)
+	var ln net.Listener
+	if !*printOpenAPI {
+		if ln, err = listen(listenerPlan{name: "API", addr: *listenAddr, maxConns: apiMaxConns, perClient: *maxConnsPerClient, proxies: cfg.proxies, proxyProtocol: *proxyProtocol}); err != nil {
+			return err
+		}
+		go func() { serveErr <- srv.Serve(ln) }()
+		log.Printf("listening on http://%s: 503 with Retry-After until the catalogue is ready (/livez alive, /readyz not ready)", ln.Addr())
+	}
 	if cfg.generateSnapshot {
 		log.Printf("no snapshot at %s: generating the default catalogue there first", *snapshotPath)
 		generated, err := loader.EnsureFile(*snapshotPath)
@@ -214,13 +238,7 @@ func run(cfg *config, obs *observe.Observer) error {
 		log.Printf("reloaded snapshot %s (identity %s) in %s", *snapshotPath, id, took.Round(time.Millisecond))
 	}
 
-	srv := svc.Server()
-	ln, err := listen(listenerPlan{name: "API", addr: *listenAddr, maxConns: apiMaxConns, perClient: *maxConnsPerClient, proxies: proxies, proxyProtocol: *proxyProtocol})
-	if err != nil {
-		return err
-	}
-	serveErr := make(chan error, 2)
-	go func() { serveErr <- srv.Serve(ln) }()
+	setHandler(svc.Handler())
 	log.Printf("serving http://%s/v1 (started in %s)", ln.Addr(), time.Since(start).Round(time.Millisecond))
 
 	if *adminListen != "" {
@@ -266,6 +284,7 @@ func run(cfg *config, obs *observe.Observer) error {
 				continue
 			}
 			log.Printf("received %s: draining requests in flight (at most %s)", sig, *drainTimeout)
+			svc.SetDraining()
 			t := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), *drainTimeout)
 			if err := stopMCP(ctx); err != nil {

@@ -97,12 +97,29 @@ func TestServerLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := watch(stderr)
+	logs.waitFor(t, "listening on http://"+addr, 10*time.Second)
 	logs.waitFor(t, "no snapshot at data/snapshots/catalogue.snap: generating the default catalogue", 10*time.Second)
+	// While the catalogue is generated the port answers: alive, not ready,
+	// and the API a 503 saying why.
+	for path, want := range map[string]int{"/livez": 200, "/readyz": 503, "/v1/health": 503} {
+		res, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatalf("%s while generating: %v", path, err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != want || want == 503 && res.Header.Get("Retry-After") == "" {
+			t.Errorf("%s while generating: %d %s", path, res.StatusCode, b)
+		}
+	}
 	logs.waitFor(t, "serving http://"+addr+"/v1", 90*time.Second)
 	logs.waitFor(t, "admin API on http://"+adminAddr+"/admin", 10*time.Second)
 	logs.waitFor(t, "serving MCP at http://"+mcpAddr+"/mcp", 10*time.Second)
 	if code, err := health(addr); err != nil || code != 200 {
 		t.Fatalf("health: %d, %v", code, err)
+	}
+	if res, err := http.Get("http://" + addr + "/readyz"); err != nil || res.StatusCode != 200 {
+		t.Fatalf("readyz once serving: %v %v", res, err)
 	}
 	// The agent tool surface answers beside the REST API.
 	req, _ := http.NewRequest("POST", "http://"+mcpAddr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
