@@ -91,6 +91,7 @@ var (
 	settleTimeout   = flag.Duration("x402.settleTimeout", x402.DefaultSettleTimeout, "longest a paid call waits for the facilitator to settle before answering 504 with a payment reference (the payment is then recorded as unsettled-unknown; see catalogue payments); -http.writeTimeout minus 1s bounds it anyway")
 	paymentsOff     = flag.Bool("x402.disable", false, "take no per-request payments: keyless calls to the payable operations get 401 like other keyed routes")
 	adminTokenFlag  = flag.String("admin.token", "", "bearer token of the admin API, at least 16 characters, literal or file://PATH; empty uses <state>/admin.token, created once")
+	bootstrapKeys   = flag.Bool("keys.bootstrap", true, "when the key store is empty at start, create one demo key and one full-catalogue (apify) key and print them once with a curl line to try; false creates none")
 	showVersion     = flag.Bool("version", false, "print the build (module version, VCS revision and time, Go version) and exit")
 	adminDeprecated = flag.Bool("admin.allowDeprecated", false, "let the admin API create keys of the deprecated free plan (only to migrate a key granted by hand); without it such requests get 422")
 )
@@ -196,6 +197,11 @@ func run(cfg *config, obs *observe.Observer) error {
 	}
 	defer keys.Close()
 	log.Printf("opened key store %s with %d keys in %s", filepath.Join(*stateDir, access.FileName), len(keys.List()), time.Since(t).Round(time.Millisecond))
+	if *bootstrapKeys && len(keys.List()) == 0 {
+		if err := firstKeys(keys, cfg.publicBase, os.Stdout); err != nil {
+			return err
+		}
+	}
 	meter, err := keys.StartMeter(*meterFlush, *meterMaxLag)
 	if err != nil {
 		return err

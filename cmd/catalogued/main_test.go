@@ -59,6 +59,13 @@ func (w *logWatcher) waitFor(t *testing.T, substr string, timeout time.Duration)
 	}
 }
 
+// text is everything collected so far.
+func (w *logWatcher) text() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.lines, "\n")
+}
+
 func freePort(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -93,10 +100,11 @@ func TestServerLifecycle(t *testing.T) {
 	cmd.Dir = dir
 	cmd.Env = cleanEnv("CATALOGUED_HTTP_DRAINTIMEOUT=5s")
 	stderr, _ := cmd.StderrPipe()
+	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	logs := watch(stderr)
+	logs, printed := watch(stderr), watch(stdout)
 	logs.waitFor(t, "listening on http://"+addr, 10*time.Second)
 	logs.waitFor(t, "no snapshot at data/snapshots/catalogue.snap: generating the default catalogue", 10*time.Second)
 	// While the catalogue is generated the port answers: alive, not ready,
@@ -120,6 +128,17 @@ func TestServerLifecycle(t *testing.T) {
 	}
 	if res, err := http.Get("http://" + addr + "/readyz"); err != nil || res.StatusCode != 200 {
 		t.Fatalf("readyz once serving: %v %v", res, err)
+	}
+	// A fresh state gets two keys, printed once with requests to try.
+	printed.waitFor(t, "/docs. Start with -keys.bootstrap=false", 10*time.Second)
+	first := regexp.MustCompile(`curl -s -H 'X-Api-Key: (vsc_apify_[0-9a-f]{48})' '(http://[^']+/brands\?limit=3)'`).FindStringSubmatch(printed.text())
+	if first == nil {
+		t.Fatalf("no curl line in %s", printed.text())
+	}
+	try, _ := http.NewRequest("GET", strings.Replace(first[2], "localhost", "127.0.0.1", 1), nil)
+	try.Header.Set("X-Api-Key", first[1])
+	if res, err := http.DefaultClient.Do(try); err != nil || res.StatusCode != 200 {
+		t.Fatalf("the printed curl line: %v %v", res, err)
 	}
 	// The agent tool surface answers beside the REST API.
 	req, _ := http.NewRequest("POST", "http://"+mcpAddr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))

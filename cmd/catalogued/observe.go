@@ -83,3 +83,27 @@ func registerServerMetrics(ob *observe.Observer, current func() *engine.Catalogu
 	ok, refused := ob.Counter(`catalogue_reloads_total{result="ok"}`), ob.Counter(`catalogue_reloads_total{result="refused"}`)
 	return serverMetrics{reloadsOK: ok.Inc, reloadsRefused: refused.Inc}
 }
+
+// firstKeys creates, in an empty key store, a demo key and a
+// full-catalogue key, and prints them once to w with a request to try: the
+// first 200 of a fresh clone needs nothing else.
+func firstKeys(keys *access.Store, base string, w io.Writer) error {
+	demo, _, err := keys.Create(access.PlanDemo, access.StateActive, "", "created at first start (-keys.bootstrap)")
+	if err != nil {
+		return err
+	}
+	full, _, err := keys.Create(access.PlanApify, access.StateActive, "", "created at first start (-keys.bootstrap)")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, `The key store was empty, so two local keys were created. They are shown once (only their hashes are kept):
+  full catalogue (apify plan, raw integer ids): %s
+  demo (the 40 cars of the demo set):           %s
+Try:
+  curl -s -H 'X-Api-Key: %s' '%s/brands?limit=3'
+  curl -s -H 'X-Api-Key: %s' '%s/search?q=golf&limit=3'
+  curl -s -H 'X-Api-Key: %s' '%s/demo'
+The reference is at %s/docs. Start with -keys.bootstrap=false to create no keys; manage keys with the admin API or catalogue keys.
+`, full, demo, full, base, full, base, demo, base, base)
+	return nil
+}
