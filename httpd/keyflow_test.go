@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"mime"
+	"mime/multipart"
 	"mime/quotedprintable"
+	netmail "net/mail"
 	"net/netip"
 	"regexp"
 	"strings"
@@ -111,8 +114,9 @@ func (fe *flowEnv) lastLink(t *testing.T, to string) string {
 	msgs := fe.smtp.Messages()
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if len(msgs[i].To) == 1 && msgs[i].To[0] == to {
-			qp, _ := io.ReadAll(quotedprintable.NewReader(strings.NewReader(msgs[i].Data)))
-			if m := linkRE.FindStringSubmatch(string(qp)); m != nil {
+			// The text part carries the link as it is, copyable from the raw
+			// message (no quoted-printable "t=3D…" or soft line breaks).
+			if m := linkRE.FindStringSubmatch(msgs[i].Data); m != nil {
 				return m[1]
 			}
 		}
@@ -160,7 +164,9 @@ func TestKeyFlow(t *testing.T) {
 		t.Fatalf("stored key %+v", k)
 	}
 	// The link works once; the address gets one key.
-	fe.problem(fe.get("/v1/keys/demo/verify?t="+token, ""), 409, "already used or has expired")
+	// A used link says the key was issued to that address, not "request a
+	// new one" (a new request would say it was issued anyway).
+	fe.problem(fe.get("/v1/keys/demo/verify?t="+token, ""), 409, "already used: the demo key of ada@garage-lindqvist.se was issued")
 	fe.problem(fe.post("/v1/keys/demo", body("ADA@garage-lindqvist.se"), "203.0.113.6"), 409, "cannot be resent")
 	fe.problem(fe.post("/v1/keys", body("ada@garage-lindqvist.se"), "203.0.113.7"), 409, "cannot be resent")
 }
@@ -274,7 +280,7 @@ func TestKeyFlowValidation(t *testing.T) {
 	fe.problem(fe.get("/v1/keys/demo/verify?t=XYZ", ""), 400, "not well formed")
 	fe.problem(fe.get("/v1/keys/demo/verify", ""), 400, "not well formed")
 	fe.problem(fe.get("/v1/keys/demo/verify?t="+strings.Repeat("A", 48), ""), 400, "not well formed")
-	fe.problem(fe.get("/v1/keys/demo/verify?t="+strings.Repeat("a", 48), ""), 409, "already used or has expired") // well formed, never issued
+	fe.problem(fe.get("/v1/keys/demo/verify?t="+strings.Repeat("a", 48), ""), 409, "expired or is unknown") // well formed, never issued
 }
 
 // TestKeyFlowNetworkLimit allows five requests per network per day: a
@@ -354,11 +360,32 @@ func (e *env) send(path, body string, lines ...string) resp {
 	return r
 }
 
-// decoded returns a received message with its quoted-printable parts
-// decoded.
+// decoded returns a received message's headers and its parts, each
+// decoded by its Content-Transfer-Encoding.
 func decoded(m flowtest.Received) string {
-	b, _ := io.ReadAll(quotedprintable.NewReader(strings.NewReader(m.Data)))
-	return string(b)
+	msg, err := netmail.ReadMessage(strings.NewReader(m.Data))
+	if err != nil {
+		return m.Data
+	}
+	var out strings.Builder
+	for k, v := range msg.Header {
+		out.WriteString(k + ": " + strings.Join(v, ", ") + "\n")
+	}
+	_, params, _ := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	parts := multipart.NewReader(msg.Body, params["boundary"])
+	for {
+		p, err := parts.NextRawPart()
+		if err != nil {
+			break
+		}
+		var r io.Reader = p
+		if p.Header.Get("Content-Transfer-Encoding") == "quoted-printable" {
+			r = quotedprintable.NewReader(p)
+		}
+		b, _ := io.ReadAll(r)
+		out.Write(b)
+	}
+	return out.String()
 }
 
 // TestKeyRequestMediaType takes application/json only: a cross-site HTML
@@ -574,5 +601,25 @@ func TestPaidLimitForwardedForLines(t *testing.T) {
 		if i < 2 && status == 429 || i == 2 && status != 429 {
 			t.Fatalf("paid call %d: %d", i, status)
 		}
+	}
+}
+
+// TestActivationInBrowser: a person opening the link gets a page with the
+// key; opening it again, a page saying the key was issued to the address.
+func TestActivationInBrowser(t *testing.T) {
+	fe := newFlowEnv(t)
+	if r := fe.post("/v1/keys/demo", body("ada@garage-lindqvist.se"), "203.0.113.5"); r.status != 202 {
+		t.Fatalf("request: %d %s", r.status, r.body)
+	}
+	token := fe.lastLink(t, "ada@garage-lindqvist.se")
+	browser := "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	r := fe.get("/v1/keys/demo/verify?t="+token, "", "Accept", browser)
+	if r.status != 200 || !strings.HasPrefix(r.header["Content-Type"], "text/html") || !regexp.MustCompile(`vsc_demo_[0-9a-f]{48}`).Match(r.body) ||
+		bytes.Contains(r.body, []byte("<script")) {
+		t.Fatalf("the activation page: %d %s\n%s", r.status, r.header["Content-Type"], r.body)
+	}
+	r = fe.get("/v1/keys/demo/verify?t="+token, "", "Accept", browser)
+	if r.status != 409 || !strings.HasPrefix(r.header["Content-Type"], "text/html") || !bytes.Contains(r.body, []byte("ada@garage-lindqvist.se")) {
+		t.Errorf("the used link in a browser: %d %s\n%s", r.status, r.header["Content-Type"], r.body)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/vspec/catalogue/httpd/keyflow"
+	"github.com/vspec/catalogue/httpd/observe"
 )
 
 // keyRequest answers POST /v1/keys/demo and its alias POST /v1/keys: 202
@@ -46,21 +47,39 @@ func (s *Service) keyVerify(ctx *fasthttp.RequestCtx) {
 		covers = d.set
 	}
 	res, problem := s.opts.KeyFlow.Verify(string(p.Token), covers)
+	if wantsHTML(ctx) { // a person opened the link in a browser
+		countFlow(s.obs, "activation", fasthttp.StatusOK, problem)
+		if problem != nil {
+			sendKeyPage(ctx, problem.Status, nil, flowError(problem))
+		} else {
+			sendKeyPage(ctx, fasthttp.StatusOK, &res, nil)
+		}
+		return
+	}
 	s.sendFlow(ctx, "activation", fasthttp.StatusOK, res, problem)
 }
 
 // sendFlow sends a key flow's answer with status, or its problem, and
 // counts the step's outcome.
 func (s *Service) sendFlow(ctx *fasthttp.RequestCtx, step string, status int, data any, p *keyflow.Problem) {
-	outcome := strconv.Itoa(status)
-	if p != nil {
-		outcome = strconv.Itoa(p.Status)
-	}
-	s.obs.Counter(`catalogue_key_flow_total{step="` + step + `",status="` + outcome + `"}`).Inc()
+	countFlow(s.obs, step, status, p)
 	if p == nil {
 		s.sendJSON(ctx, status, data)
 		return
 	}
+	s.problem(ctx, flowError(p))
+}
+
+// countFlow counts a key-flow step's outcome: its status, or its problem's.
+func countFlow(obs *observe.Observer, step string, status int, p *keyflow.Problem) {
+	if p != nil {
+		status = p.Status
+	}
+	obs.Counter(`catalogue_key_flow_total{step="` + step + `",status="` + strconv.Itoa(status) + `"}`).Inc()
+}
+
+// flowError is a key-flow problem as an API error.
+func flowError(p *keyflow.Problem) *Error {
 	e := &Error{Status: p.Status, Detail: p.Detail, RetryAfter: int64(p.RetryAfter)}
 	switch p.Status {
 	case fasthttp.StatusBadRequest:
@@ -71,7 +90,7 @@ func (s *Service) sendFlow(ctx *fasthttp.RequestCtx, step string, status int, da
 	if p.Status == fasthttp.StatusUnsupportedMediaType {
 		e.with("Accept-Post", keyflow.MediaType) // W3C LDP 1.0, section 7.1
 	}
-	s.problem(ctx, e)
+	return e
 }
 
 // sendJSON sends {data, meta} for the cold key routes, never cached.

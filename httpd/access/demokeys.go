@@ -40,7 +40,10 @@ type DemoRequest struct {
 var (
 	ErrKeyIssued     = errors.New("a key was already issued to this address")
 	ErrTooManyToday  = errors.New("too many key requests from this network today")
-	ErrTokenUnusable = errors.New("the activation link was already used, has expired, or is unknown")
+	ErrTokenUnusable = errors.New("the activation link has expired or is unknown")
+	// ErrTokenUsed: the link was opened before and its key issued; the
+	// request returned with it names the address.
+	ErrTokenUsed = errors.New("the activation link was already used")
 )
 
 // HashToken returns the stored form of an activation token.
@@ -152,7 +155,10 @@ func (s *Store) RedeemDemoToken(tokenHash [32]byte, now time.Time, ttl time.Dura
 		if err := json.Unmarshal(v, &req); err != nil {
 			return fmt.Errorf("cannot read key request: %w", err)
 		}
-		if req.Used || now.Sub(req.Created) > ttl {
+		if req.Used {
+			return ErrTokenUsed
+		}
+		if now.Sub(req.Created) > ttl {
 			return ErrTokenUnusable
 		}
 		// Burn the token first, in the same transaction as the minting.

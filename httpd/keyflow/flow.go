@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"log"
 	"strings"
 	"sync"
 	"time"
@@ -163,7 +164,13 @@ func (f *Flow) Request(ctx context.Context, contentType string, body []byte, net
 			"\n\nThe link works once. Your key will be shown on that page and mailed to you.\n\nIf you did not ask for a key, ignore this message.\n",
 		HTML: "<p>Hello,</p><p>open this link within 3 days to activate your demo key of the vehicle catalogue API:</p><p><a href=\"" +
 			html.EscapeString(link) + "\">" + html.EscapeString(link) + "</a></p><p>The link works once. Your key will be shown on that page and mailed to you.</p><p>If you did not ask for a key, ignore this message.</p>"}
-	if err := f.cfg.Mailer.Send(msg); err != nil {
+	err = f.cfg.Mailer.Send(msg)
+	if local, ok := f.cfg.Mailer.(interface{ Local() bool }); ok && local.Local() && err == nil {
+		// Nobody reads an outbox's mail but the developer at this
+		// machine: the link is in the log too.
+		log.Printf("activation link for %s (mail written to the outbox): %s", email, link)
+	}
+	if err != nil {
 		// The request is withdrawn from the store (its link was never
 		// delivered, and the network's count goes back down), up to
 		// maxWithdrawnPerNetwork times a network a day, so that a relay
@@ -242,8 +249,11 @@ func (f *Flow) Verify(token, covers string) (IssuedKey, *Problem) {
 	now := f.cfg.Now()
 	text, _, req, err := f.cfg.Keys.RedeemDemoToken(access.HashToken(token), now, f.cfg.LinkTTL)
 	switch {
+	case errors.Is(err, access.ErrTokenUsed):
+		return IssuedKey{}, &Problem{Status: 409, Detail: "This activation link was already used: the demo key of " + req.Email +
+			" was issued then, shown on that page and mailed to that address. A key is shown once and cannot be issued again; look for the mail \"Your demo key\"."}
 	case errors.Is(err, access.ErrTokenUnusable):
-		return IssuedKey{}, &Problem{Status: 409, Detail: "This activation link was already used or has expired (links work once, for 3 days). Request a new one with POST /v1/keys/demo."}
+		return IssuedKey{}, &Problem{Status: 409, Detail: "This activation link has expired or is unknown (links work once, for 3 days). Request a new one with POST /v1/keys/demo."}
 	case errors.Is(err, access.ErrKeyIssued):
 		return IssuedKey{}, &Problem{Status: 409, Detail: "A demo key was already issued to this address; it cannot be issued again."}
 	case err != nil:

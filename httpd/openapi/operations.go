@@ -153,8 +153,11 @@ func (b *builder) operations() {
 	b.get("/keys/demo/verify", "verifyDemoKey", "Demo", "Open an activation link",
 		"No key. Burns the token and mints the demo key in one transaction; the key is shown once (and mailed). `Cache-Control: no-store`.",
 		nil,
-		obj{"200": obj{"description": "The key, shown once.", "content": obj{"application/json": obj{"schema": envelope(ref("IssuedKey"), false), "example": b.example(ExIssuedKey)}}},
-			"400": rref("BadRequest"), "409": rref("Conflict"), "503": rref("Unavailable")})
+		obj{"200": obj{"description": "The key, shown once. A browser (Accept naming text/html) gets a page showing it instead.", "content": obj{
+			"application/json": obj{"schema": envelope(ref("IssuedKey"), false), "example": b.example(ExIssuedKey)},
+			"text/html":        obj{"schema": obj{"type": "string"}}}},
+			"400": rref("BadRequest"), "409": obj{"description": "The link was already used (the detail names the address its key was issued to) or has expired. A browser gets a page saying so.",
+				"content": obj{"application/problem+json": obj{"schema": ref("ProblemDetail")}, "text/html": obj{"schema": obj{"type": "string"}}}}, "503": rref("Unavailable")})
 	b.paths["/keys/demo/verify"].(obj)["get"].(obj)["security"] = []obj{}
 	b.paths["/keys/demo/verify"].(obj)["head"].(obj)["security"] = []obj{}
 

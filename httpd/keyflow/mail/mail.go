@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Message is an email to one recipient.
@@ -67,6 +68,15 @@ func Render(m Message) ([]byte, error) {
 	h("Content-Type", `multipart/alternative; boundary="`+boundary+`"`)
 	b.WriteString("\r\n")
 	part := func(ctype, body string) error {
+		// A text whose lines fit SMTP's 998 octets goes as it is (7bit or
+		// 8bit), so a link in it stays whole and copyable in any client or
+		// file; a longer one is quoted-printable.
+		if enc := plainEncoding(body); enc != "" {
+			fmt.Fprintf(&b, "--%s\r\nContent-Type: %s; charset=utf-8\r\nContent-Transfer-Encoding: %s\r\n\r\n", boundary, ctype, enc)
+			b.WriteString(strings.ReplaceAll(body, "\n", "\r\n"))
+			b.WriteString("\r\n")
+			return nil
+		}
 		fmt.Fprintf(&b, "--%s\r\nContent-Type: %s; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n", boundary, ctype)
 		w := quotedprintable.NewWriter(&b)
 		if _, err := w.Write([]byte(strings.ReplaceAll(body, "\n", "\r\n"))); err != nil {
@@ -176,9 +186,39 @@ func (s *SMTP) Send(m Message) error {
 	return c.Quit()
 }
 
+// plainEncoding is the transfer encoding a body can go in unencoded: 7bit
+// for ASCII, 8bit for other UTF-8, "" when a line is longer than 998
+// octets, holds a control character other than tab, or the text is not
+// UTF-8 (it then needs quoted-printable).
+func plainEncoding(body string) string {
+	if !utf8.ValidString(body) {
+		return ""
+	}
+	enc := "7bit"
+	for _, line := range strings.Split(body, "\n") {
+		if len(line) > 998 {
+			return ""
+		}
+		for _, r := range line {
+			switch {
+			case r == '\t':
+			case r < 0x20 || r == 0x7f:
+				return ""
+			case r > 0x7f:
+				enc = "8bit"
+			}
+		}
+	}
+	return enc
+}
+
 // Outbox writes each message as a .eml file into Dir, atomically (a
 // temporary file renamed into place).
 type Outbox struct{ Dir string }
+
+// Local reports that the outbox's mail stays on this machine, so the
+// flows may log what a developer would otherwise look for in a mailbox.
+func (o *Outbox) Local() bool { return true }
 
 // Send writes m.
 func (o *Outbox) Send(m Message) error {
