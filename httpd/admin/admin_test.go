@@ -26,22 +26,13 @@ func TestAdminAPI(t *testing.T) {
 		}
 		return "abcd", nil
 	}}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	send := serve(t, h)
 	call := func(method, path, token, body string) (int, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
+		code, b := send(method, path, token, body)
 		var m map[string]any
-		json.NewDecoder(res.Body).Decode(&m)
-		return res.StatusCode, m
+		json.Unmarshal([]byte(b), &m)
+		return code, m
 	}
 	if code, _ := call("GET", "/admin/keys", "", ""); code != 401 {
 		t.Errorf("no token: %d", code)
@@ -98,22 +89,7 @@ func TestMetricsProfilerAndDeprecatedPlan(t *testing.T) {
 	defer keys.Close()
 	tok := "admin-token-of-16+"
 	h := &Handler{Keys: keys, Token: []byte(tok), Metrics: func(w io.Writer) { io.WriteString(w, "catalogue_up 1\n") }}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	get := func(method, path, token, body string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
-	}
+	get := serve(t, h)
 	for _, p := range []string{"/metrics", "/debug/pprof/", "/debug/pprof/heap"} {
 		if code, _ := get("GET", p, "", ""); code != 401 {
 			t.Errorf("%s without the token: %d", p, code)
@@ -134,5 +110,26 @@ func TestMetricsProfilerAndDeprecatedPlan(t *testing.T) {
 	h.AllowDeprecated = true
 	if code, body := get("POST", "/admin/keys", tok, `{"plan":"free"}`); code != 201 {
 		t.Errorf("a free key with -admin.allowDeprecated: %d %s", code, body)
+	}
+}
+
+// serve starts h on a test server and returns a function sending a request
+// with a bearer token (none when empty): the status and the body.
+func serve(t *testing.T, h http.Handler) func(method, path, token, body string) (int, string) {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return func(method, path, token, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
 	}
 }

@@ -334,27 +334,18 @@ func (p *Plan) brandTable() *Table {
 		col("wikidata_id", TypeText, "Wikidata id", "Wikidata item id (https://www.wikidata.org/wiki/<id>) where verified; empty otherwise."),
 	}
 	cols = append(cols, p.labelCols("name_", "Name (%s)", "Display name of the brand in language %s: the canonical name where the language writes it so.")...)
-	for i := range cols {
-		cols[i].Module = Catalogue
-	}
-	return &Table{
-		Schema: Schema{Name: "brands", Role: RoleData, Module: Catalogue, Title: "one row per brand", Keys: 1, Cols: cols},
-		Size:   len(p.brands),
-		Open: func() (rowIter, error) {
-			return &funcIter{n: len(p.brands), fill: func(i int, r *Row) {
-				b := p.brands[i]
-				r.uint(c.BrandID[b])
-				r.bytes(c.BrandSlug.Bytes(b))
-				r.bytes(c.BrandName.Bytes(b))
-				r.bytes(c.BrandCountry.Bytes(b))
-				r.int(int64(c.BrandPopularity[b]))
-				r.bytes(c.BrandWikidata.Bytes(b))
-				for _, li := range p.langs {
-					r.str(c.BrandDisplayName(li, b))
-				}
-			}}, nil
-		},
-	}
+	return rowTable("brands", Catalogue, "one row per brand", cols, len(p.brands), func(i int, r *Row) {
+		b := p.brands[i]
+		r.uint(c.BrandID[b])
+		r.bytes(c.BrandSlug.Bytes(b))
+		r.bytes(c.BrandName.Bytes(b))
+		r.bytes(c.BrandCountry.Bytes(b))
+		r.int(int64(c.BrandPopularity[b]))
+		r.bytes(c.BrandWikidata.Bytes(b))
+		for _, li := range p.langs {
+			r.str(c.BrandDisplayName(li, b))
+		}
+	})
 }
 
 func (p *Plan) modelTable() *Table {
@@ -365,22 +356,13 @@ func (p *Plan) modelTable() *Table {
 		col("name", TypeText, "Name", "Name of the model."),
 		col("slug", TypeText, "Slug", "URL slug of the model, unique within its brand."),
 	}
-	for i := range cols {
-		cols[i].Module = Catalogue
-	}
-	return &Table{
-		Schema: Schema{Name: "models", Role: RoleData, Module: Catalogue, Title: "one row per model", Keys: 1, Cols: cols},
-		Size:   len(p.models),
-		Open: func() (rowIter, error) {
-			return &funcIter{n: len(p.models), fill: func(i int, r *Row) {
-				m := p.models[i]
-				r.uint(c.ModelID[m])
-				r.uint(c.BrandID[c.ModelBrand[m]])
-				r.bytes(c.ModelName.Bytes(m))
-				r.bytes(c.ModelSlug.Bytes(m))
-			}}, nil
-		},
-	}
+	return rowTable("models", Catalogue, "one row per model", cols, len(p.models), func(i int, r *Row) {
+		m := p.models[i]
+		r.uint(c.ModelID[m])
+		r.uint(c.BrandID[c.ModelBrand[m]])
+		r.bytes(c.ModelName.Bytes(m))
+		r.bytes(c.ModelSlug.Bytes(m))
+	})
 }
 
 func (p *Plan) generationTable() *Table {
@@ -394,30 +376,21 @@ func (p *Plan) generationTable() *Table {
 		col("year_start", TypeInt, "First year", "First production year."),
 		col("year_end", TypeInt, "Last year", "Last production year; empty while the generation is in production."),
 	}
-	for i := range cols {
-		cols[i].Module = Catalogue
-	}
-	return &Table{
-		Schema: Schema{Name: "generations", Role: RoleData, Module: Catalogue, Title: "one row per generation", Keys: 1, Cols: cols},
-		Size:   len(p.gens),
-		Open: func() (rowIter, error) {
-			return &funcIter{n: len(p.gens), fill: func(i int, r *Row) {
-				g := p.gens[i]
-				m := c.GenModel[g]
-				r.uint(c.GenID[g])
-				r.uint(c.ModelID[m])
-				r.uint(c.BrandID[c.ModelBrand[m]])
-				r.bytes(c.GenName.Bytes(g))
-				r.bytes(c.GenSlug.Bytes(g))
-				r.int(int64(c.GenYearStart[g]))
-				if ye := c.GenYearEnd[g]; ye != 0 {
-					r.int(int64(ye))
-				} else {
-					r.null()
-				}
-			}}, nil
-		},
-	}
+	return rowTable("generations", Catalogue, "one row per generation", cols, len(p.gens), func(i int, r *Row) {
+		g := p.gens[i]
+		m := c.GenModel[g]
+		r.uint(c.GenID[g])
+		r.uint(c.ModelID[m])
+		r.uint(c.BrandID[c.ModelBrand[m]])
+		r.bytes(c.GenName.Bytes(g))
+		r.bytes(c.GenSlug.Bytes(g))
+		r.int(int64(c.GenYearStart[g]))
+		if ye := c.GenYearEnd[g]; ye != 0 {
+			r.int(int64(ye))
+		} else {
+			r.null()
+		}
+	})
 }
 
 func (p *Plan) variantTable() *Table {
@@ -434,30 +407,23 @@ func (p *Plan) variantTable() *Table {
 		cols = append(cols, p.specColumn(k))
 	}
 	cols = append(cols, col("last_synced_at", TypeDateTime, "Last synced", "When the variant's data was last synchronised with its sources (UTC)."))
-	for i := range cols {
-		cols[i].Module = Catalogue
-	}
 	f := p.newSpecFiller(specs)
-	return &Table{
-		Schema: Schema{Name: "variants", Role: RoleData, Module: Catalogue, Title: "one row per variant", Keys: 1, Cols: cols},
-		Size:   len(p.variants),
-		Open: func() (rowIter, error) {
-			vals := make([]int32, len(specs))
-			return &funcIter{n: len(p.variants), fill: func(i int, r *Row) {
-				v := p.variants[i]
-				g := c.VarGen[v]
-				m := c.GenModel[g]
-				r.uint(c.VarID[v])
-				r.uint(c.GenID[g])
-				r.uint(c.ModelID[m])
-				r.uint(c.BrandID[c.ModelBrand[m]])
-				r.bytes(c.VarName.Bytes(v))
-				f.fill(v, r, vals)
-				r.buf = time.Unix(c.VarSyncedAt[v], 0).UTC().AppendFormat(r.buf, time.RFC3339)
-				r.end()
-			}}, nil
-		},
-	}
+	return rowTableOpen("variants", Catalogue, "one row per variant", cols, len(p.variants), func() func(int, *Row) {
+		vals := make([]int32, len(specs)) // per open: writers may run at once
+		return func(i int, r *Row) {
+			v := p.variants[i]
+			g := c.VarGen[v]
+			m := c.GenModel[g]
+			r.uint(c.VarID[v])
+			r.uint(c.GenID[g])
+			r.uint(c.ModelID[m])
+			r.uint(c.BrandID[c.ModelBrand[m]])
+			r.bytes(c.VarName.Bytes(v))
+			f.fill(v, r, vals)
+			r.buf = time.Unix(c.VarSyncedAt[v], 0).UTC().AppendFormat(r.buf, time.RFC3339)
+			r.end()
+		}
+	})
 }
 
 func (p *Plan) moduleTable(module string) *Table {
@@ -473,30 +439,23 @@ func (p *Plan) moduleTable(module string) *Table {
 		cols = append(cols, col("price_as_of", TypeDate, "Price date",
 			"Date of the Dutch list-price snapshot; empty when none is recorded. A date with an empty price_new_eur means the source carried no price (unknown, not free)."))
 	}
-	for i := range cols {
-		cols[i].Module = module
-	}
 	f := p.newSpecFiller(specs)
-	return &Table{
-		Schema: Schema{Name: module, Role: RoleData, Module: module, Title: "one row per variant: " + mod.Title, Keys: 1, Cols: cols},
-		Size:   len(p.variants),
-		Open: func() (rowIter, error) {
-			vals := make([]int32, len(specs))
-			return &funcIter{n: len(p.variants), fill: func(i int, r *Row) {
-				v := p.variants[i]
-				r.uint(c.VarID[v])
-				f.fill(v, r, vals)
-				if prices {
-					if c.VarHasPrice[v] {
-						r.buf = time.Unix(int64(c.VarPriceAsOf[v])*86400, 0).UTC().AppendFormat(r.buf, time.DateOnly)
-						r.end()
-					} else {
-						r.null()
-					}
+	return rowTableOpen(module, module, "one row per variant: "+mod.Title, cols, len(p.variants), func() func(int, *Row) {
+		vals := make([]int32, len(specs)) // per open: writers may run at once
+		return func(i int, r *Row) {
+			v := p.variants[i]
+			r.uint(c.VarID[v])
+			f.fill(v, r, vals)
+			if prices {
+				if c.VarHasPrice[v] {
+					r.buf = time.Unix(int64(c.VarPriceAsOf[v])*86400, 0).UTC().AppendFormat(r.buf, time.DateOnly)
+					r.end()
+				} else {
+					r.null()
 				}
-			}}, nil
-		},
-	}
+			}
+		}
+	})
 }
 
 func (p *Plan) imageTable() *Table {
@@ -711,6 +670,25 @@ func (p *Plan) valueLabelTable() *Table {
 }
 
 // memTable sorts rows by key and serves them from memory.
+// rowTable is a data table of a module with n rows, each written by fill:
+// one row per brand, model or generation of the export.
+func rowTable(name, module, title string, cols []Column, n int, fill func(i int, r *Row)) *Table {
+	return rowTableOpen(name, module, title, cols, n, func() func(int, *Row) { return fill })
+}
+
+// rowTableOpen is rowTable whose writer is made anew for each pass over
+// the rows (open), for writers with scratch of their own.
+func rowTableOpen(name, module, title string, cols []Column, n int, open func() func(i int, r *Row)) *Table {
+	for i := range cols {
+		cols[i].Module = module
+	}
+	return &Table{
+		Schema: Schema{Name: name, Role: RoleData, Module: module, Title: title, Keys: 1, Cols: cols},
+		Size:   n,
+		Open:   func() (rowIter, error) { return &funcIter{n: n, fill: open()}, nil },
+	}
+}
+
 func (p *Plan) memTable(s Schema, rows []Row) *Table {
 	t := &Table{Schema: s, Size: len(rows)}
 	sort.SliceStable(rows, func(i, j int) bool { return compareKeys(&t.Schema, &rows[i], &rows[j]) < 0 })
