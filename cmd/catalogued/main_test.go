@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vspec/catalogue/httpd/observe/grafana"
 )
 
 // logWatcher collects the server's log lines and waits for one.
@@ -194,9 +196,22 @@ func TestServerLifecycle(t *testing.T) {
 		t.Fatalf("a key created through the admin API: %d", c)
 	}
 	// Every request is counted; Prometheus scrapes the admin listener.
-	if code, body := adminCall("GET", "/metrics", ""); code != 200 || !strings.Contains(body, `catalogue_requests_total{route="/v1/brands/{slug}",status="200"} 1`) ||
-		!strings.Contains(body, "catalogue_info{") || !strings.Contains(body, "go_goroutines") {
-		t.Fatalf("metrics: %d %.2000s", code, body)
+	code, metrics := adminCall("GET", "/metrics", "")
+	if code != 200 || !strings.Contains(metrics, `catalogue_requests_total{route="/v1/brands/{slug}",status="200"} 1`) ||
+		!strings.Contains(metrics, "catalogue_info{") || !strings.Contains(metrics, "go_goroutines") {
+		t.Fatalf("metrics: %d %.2000s", code, metrics)
+	}
+	// The sample Grafana dashboard charts series that exist. Payments and
+	// the key flow count events this test does not cause (the httpd tests
+	// check those); reloads are counted from the first one on.
+	for _, name := range regexp.MustCompile(`\b(?:catalogue|go|process)_[a-z_]+`).FindAllString(string(grafana.Dashboard), -1) {
+		switch name {
+		case "catalogue_payments_total", "catalogue_key_flow_total", "catalogue_reloads_total":
+			continue
+		}
+		if !strings.Contains(metrics, name) {
+			t.Errorf("the dashboard charts %s, which /metrics does not expose", name)
+		}
 	}
 	if code, body := adminCall("POST", "/admin/keys/"+key+"/revoke", ""); code != 200 {
 		t.Fatalf("admin revoke: %d %s", code, body)
