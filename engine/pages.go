@@ -120,28 +120,32 @@ func (c *Catalogue) compareGeneration(row uint32, k GenerationKey) int {
 // after, or all of them when after is nil. The slice is shared: do not
 // modify it.
 func (c *Catalogue) BrandsAfter(after *BrandKey) []uint32 {
-	return rowsAfter(c.orders.brands, after, c.compareBrand)
+	rows := c.orders.brands
+	if after == nil {
+		return rows
+	}
+	i := sort.Search(len(rows), func(i int) bool { return c.compareBrand(rows[i], *after) > 0 })
+	return rows[i:]
 }
 
 // ModelsAfter returns a brand's model rows in list order that follow after.
 func (c *Catalogue) ModelsAfter(brand uint32, after *ModelKey) []uint32 {
-	return rowsAfter(c.orders.models[c.brandModels[brand]:c.brandModels[brand+1]], after, c.compareModel)
+	rows := c.orders.models[c.brandModels[brand]:c.brandModels[brand+1]]
+	if after == nil {
+		return rows
+	}
+	i := sort.Search(len(rows), func(i int) bool { return c.compareModel(rows[i], *after) > 0 })
+	return rows[i:]
 }
 
 // GenerationsAfter returns a model's generation rows in list order that
 // follow after.
 func (c *Catalogue) GenerationsAfter(model uint32, after *GenerationKey) []uint32 {
-	return rowsAfter(c.orders.gens[c.modelGens[model]:c.modelGens[model+1]], after, c.compareGeneration)
-}
-
-// rowsAfter returns the rows, in list order, that follow the position
-// after (all of them when after is nil); compare orders a row against a
-// position.
-func rowsAfter[K any](rows []uint32, after *K, compare func(row uint32, k K) int) []uint32 {
+	rows := c.orders.gens[c.modelGens[model]:c.modelGens[model+1]]
 	if after == nil {
 		return rows
 	}
-	i := sort.Search(len(rows), func(i int) bool { return compare(rows[i], *after) > 0 })
+	i := sort.Search(len(rows), func(i int) bool { return c.compareGeneration(rows[i], *after) > 0 })
 	return rows[i:]
 }
 
