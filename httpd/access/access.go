@@ -35,13 +35,17 @@ var planNames = map[Plan]string{PlanDemo: "demo", PlanApify: "apify", PlanFree: 
 func (p Plan) String() string { return planNames[p] }
 
 // ParsePlan parses a plan name.
-func ParsePlan(s string) (Plan, bool) {
-	for p, n := range planNames {
+func ParsePlan(s string) (Plan, bool) { return named(planNames, s) }
+
+// named returns the value whose name in names is s.
+func named[V comparable](names map[V]string, s string) (V, bool) {
+	for v, n := range names {
 		if n == s {
-			return p, true
+			return v, true
 		}
 	}
-	return 0, false
+	var zero V
+	return zero, false
 }
 
 // State is where a key is in its life.
@@ -177,12 +181,7 @@ func decode(k, v []byte) (*Key, error) {
 	if key.Plan, ok = ParsePlan(r.Plan); !ok {
 		return nil, fmt.Errorf("key record %x: unknown plan %q", k[:4], r.Plan)
 	}
-	for st, n := range stateNames {
-		if n == r.State {
-			key.State = st
-		}
-	}
-	if key.State == 0 {
+	if key.State, ok = named(stateNames, r.State); !ok {
 		return nil, fmt.Errorf("key record %x: unknown state %q", k[:4], r.State)
 	}
 	return key, nil
