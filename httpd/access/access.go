@@ -95,14 +95,20 @@ func ResetsAt(now time.Time) time.Time {
 	return time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
 }
 
-// record is the stored form of a Key.
-type record struct {
+// Record is the stored form of a Key, stored under its hash: the names of
+// its plan and state, its owner and its dates. The admin API shows it too.
+type Record struct {
 	Plan    string    `json:"plan"`
 	State   string    `json:"state"`
 	Email   string    `json:"email,omitempty"`
 	Note    string    `json:"note,omitempty"`
 	Created time.Time `json:"created"`
 	Changed time.Time `json:"changed"`
+}
+
+// Record returns the stored form of k.
+func (k *Key) Record() Record {
+	return Record{Plan: k.Plan.String(), State: k.State.String(), Email: k.Email, Note: k.Note, Created: k.Created, Changed: k.Changed}
 }
 
 var bucketKeys = []byte("keys")
@@ -171,7 +177,7 @@ func decode(k, v []byte) (*Key, error) {
 	if len(k) != len(Hash{}) {
 		return nil, fmt.Errorf("key record with a %d-byte hash", len(k))
 	}
-	var r record
+	var r Record
 	if err := json.Unmarshal(v, &r); err != nil {
 		return nil, fmt.Errorf("key record %x: %w", k[:4], err)
 	}
@@ -251,7 +257,7 @@ func (s *Store) put(k *Key) error {
 
 // putLocked writes the record durably, then publishes a new index.
 func (s *Store) putLocked(k *Key) error {
-	v, err := json.Marshal(record{Plan: k.Plan.String(), State: k.State.String(), Email: k.Email, Note: k.Note, Created: k.Created, Changed: k.Changed})
+	v, err := json.Marshal(k.Record())
 	if err != nil {
 		return err
 	}
