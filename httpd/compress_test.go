@@ -29,22 +29,7 @@ func TestCompression(t *testing.T) {
 		if err := fasthttp.DoTimeout(req, res, 5*time.Second); err != nil {
 			t.Fatal(err)
 		}
-		enc := string(res.Header.Peek("Content-Encoding"))
-		var body []byte
-		var err error
-		switch enc {
-		case "gzip":
-			body, err = res.BodyGunzip()
-		case "br":
-			body, err = res.BodyUnbrotli()
-		case "zstd":
-			body, err = res.BodyUnzstd()
-		default:
-			body = append([]byte(nil), res.Body()...)
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", enc, err)
-		}
+		body, enc := decodedBody(t, res)
 		if enc != "" && len(res.Body()) >= len(identity.body) {
 			t.Errorf("%s body of %d bytes is not smaller than %d", enc, len(res.Body()), len(identity.body))
 		}
@@ -69,4 +54,27 @@ func TestCompression(t *testing.T) {
 	if small.header["Content-Encoding"] != "" {
 		t.Error("a body under 1 KiB was compressed")
 	}
+}
+
+// decodedBody returns a copy of res's body decoded from its
+// Content-Encoding (gzip, br or zstd), and that coding; with none, the body
+// as sent and "".
+func decodedBody(t testing.TB, res *fasthttp.Response) (body []byte, enc string) {
+	t.Helper()
+	enc = string(res.Header.Peek("Content-Encoding"))
+	var err error
+	switch enc {
+	case "gzip":
+		body, err = res.BodyGunzip()
+	case "br":
+		body, err = res.BodyUnbrotli()
+	case "zstd":
+		body, err = res.BodyUnzstd()
+	default:
+		body = append([]byte(nil), res.Body()...)
+	}
+	if err != nil {
+		t.Fatalf("cannot decode %s body: %v", enc, err)
+	}
+	return body, enc
 }

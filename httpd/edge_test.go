@@ -69,6 +69,19 @@ func wantProblem(t *testing.T, r *http.Response, status int, detail string) {
 	}
 }
 
+// rawProblem writes raw to the server on a new connection, checks that
+// exactly one response comes back, an RFC 9457 problem with status whose
+// detail contains detail, and returns it.
+func rawProblem(t *testing.T, addr, raw string, status int, detail string) *http.Response {
+	t.Helper()
+	got := rawExchange(t, addr, raw)
+	if len(got) != 1 {
+		t.Fatalf("%.80q: %d responses, want 1", raw, len(got))
+	}
+	wantProblem(t, got[0], status, detail)
+	return got[0]
+}
+
 // TestSmuggling: a message with both Content-Length and Transfer-Encoding
 // is refused and its connection closed, so the request pipelined behind
 // it is never answered (RFC 9112 §6.1), whichever header comes first.
@@ -80,24 +93,18 @@ func TestSmuggling(t *testing.T) {
 		"Transfer-Encoding: chunked\r\ncontent-LENGTH:5\r\n",
 	} {
 		raw := "POST /v1/keys/demo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + headers + "\r\n0\r\n\r\n" + behind
-		got := rawExchange(t, e.addr, raw)
-		if len(got) != 1 {
-			t.Fatalf("%q: %d responses, want 1 (the pipelined request must not be answered)", headers, len(got))
-		}
-		wantProblem(t, got[0], 400, "both Content-Length and Transfer-Encoding")
-		if !got[0].Close {
+		// One response: the pipelined request must not be answered.
+		if r := rawProblem(t, e.addr, raw, 400, "both Content-Length and Transfer-Encoding"); !r.Close {
 			t.Fatalf("%q: the connection is kept open", headers)
 		}
 	}
 	// A field name with white space before the colon is refused by the
 	// parser itself, with the connection closed too.
-	got := rawExchange(t, e.addr, "POST /v1/keys/demo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length : 5\r\n\r\n0\r\n\r\n"+behind)
-	if len(got) != 1 || !got[0].Close {
-		t.Fatalf("white space before the colon: %d responses", len(got))
+	if r := rawProblem(t, e.addr, "POST /v1/keys/demo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length : 5\r\n\r\n0\r\n\r\n"+behind, 400, "could not be parsed"); !r.Close {
+		t.Fatal("white space before the colon: the connection is kept open")
 	}
-	wantProblem(t, got[0], 400, "could not be parsed")
 	// Requests that are merely closing or chunked are not refused.
-	got = rawExchange(t, e.addr, "GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	got := rawExchange(t, e.addr, "GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 	if len(got) != 1 || got[0].StatusCode != 200 {
 		t.Fatalf("health with Connection: close: %v", got)
 	}
@@ -134,33 +141,17 @@ func TestBodyLimits(t *testing.T) {
 		}
 	}
 	// 4 MiB announced, none sent: the answer must not wait for the body.
-	got := rawExchange(t, e.addr, "POST /v1/keys/demo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4194304\r\n\r\n")
-	if len(got) != 1 {
-		t.Fatal("no answer to an oversized key request before its body")
-	}
-	wantProblem(t, got[0], 413, "16 KiB")
+	rawProblem(t, e.addr, "POST /v1/keys/demo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4194304\r\n\r\n", 413, "16 KiB")
 }
 
 // TestParseErrorsAreProblems: what fasthttp answers on its own (a request
 // it cannot parse, headers over the limit) is an RFC 9457 problem too.
 func TestParseErrorsAreProblems(t *testing.T) {
 	e := newEnv(t)
-	nul := rawExchange(t, e.addr, "GET /v1/bra\x00nds HTTP/1.1\r\nHost: x\r\n\r\n")
-	if len(nul) != 1 || nul[0].StatusCode != 400 {
-		t.Fatalf("NUL in the path: %v", nul)
-	}
-	wantProblem(t, nul[0], 400, "")
-	q := strings.Repeat("a=1&", 10_000)
-	big := rawExchange(t, e.addr, "GET /v1/brands?"+q+" HTTP/1.1\r\nHost: x\r\n\r\n")
-	if len(big) != 1 {
-		t.Fatal("no answer to a 10,000-parameter query")
-	}
-	wantProblem(t, big[0], 431, "shorten the query")
-	bad := rawExchange(t, e.addr, "GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n")
-	if len(bad) != 1 {
-		t.Fatal("no answer to a malformed header")
-	}
-	wantProblem(t, bad[0], 400, "could not be parsed")
+	// A NUL in the path, 10,000 query parameters, a malformed header.
+	rawProblem(t, e.addr, "GET /v1/bra\x00nds HTTP/1.1\r\nHost: x\r\n\r\n", 400, "")
+	rawProblem(t, e.addr, "GET /v1/brands?"+strings.Repeat("a=1&", 10_000)+" HTTP/1.1\r\nHost: x\r\n\r\n", 431, "shorten the query")
+	rawProblem(t, e.addr, "GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n", 400, "could not be parsed")
 }
 
 // TestEncodedSlash: %2F in a path is never a separator, for any key.

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,6 +61,30 @@ func newEnv(t testing.TB, opts ...func(*httpd.Options)) *env {
 	}
 	e.addr = httpdtest.Serve(t, e.svc)
 	return e
+}
+
+// concurrently calls call from workers goroutines at once, each times in a
+// row, and returns how many answers had each status; an answer of a status
+// not in want is an error.
+func concurrently(t testing.TB, workers, times int, call func() resp, want ...int) map[int]int {
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range times {
+				r := call()
+				if !slices.Contains(want, r.status) {
+					t.Errorf("status %d %s", r.status, r.body)
+				}
+				mu.Lock()
+				statuses[r.status]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return statuses
 }
 
 // resp is a response read whole.

@@ -13,7 +13,6 @@ import (
 	"net/netip"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/httpdtest"
 	"github.com/vspec/catalogue/httpd/keyflow"
 	"github.com/vspec/catalogue/httpd/keyflow/flowtest"
 	"github.com/vspec/catalogue/httpd/keyflow/mail"
@@ -34,25 +34,7 @@ type flowEnv struct {
 	*env
 	smtp    *flowtest.SMTPServer
 	now     atomic.Int64
-	mailLog *lockedBuffer // what the flow logged of mail failures
-}
-
-// lockedBuffer is a log destination the test reads while the server runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	mailLog *httpdtest.LockedBuffer // what the flow logged of mail failures
 }
 
 func newFlowEnv(t *testing.T) *flowEnv {
@@ -71,7 +53,7 @@ func newFlowEnv(t *testing.T) *flowEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fe := &flowEnv{smtp: smtp, mailLog: &lockedBuffer{}}
+	fe := &flowEnv{smtp: smtp, mailLog: &httpdtest.LockedBuffer{}}
 	fe.now.Store(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC).UnixNano())
 	clock := func() time.Time { return time.Unix(0, fe.now.Load()) }
 	var flow *keyflow.Flow
@@ -194,31 +176,15 @@ func TestKeyFlowConcurrentVerify(t *testing.T) {
 	fe := newFlowEnv(t)
 	fe.post("/v1/keys/demo", body("ada@garage-lindqvist.se"), "203.0.113.5")
 	token := fe.lastLink(t, "ada@garage-lindqvist.se")
-	var minted, refused atomic.Int64
-	var wg sync.WaitGroup
-	for i := 0; i < 24; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			switch r := fe.get("/v1/keys/demo/verify?t="+token, ""); r.status {
-			case 200:
-				minted.Add(1)
-			case 409:
-				refused.Add(1)
-			default:
-				t.Errorf("status %d %s", r.status, r.body)
-			}
-		}()
-	}
-	wg.Wait()
+	statuses := concurrently(t, 24, 1, func() resp { return fe.get("/v1/keys/demo/verify?t="+token, "") }, 200, 409)
 	demoKeys := 0
 	for _, k := range fe.keys.List() {
 		if k.Email == "ada@garage-lindqvist.se" {
 			demoKeys++
 		}
 	}
-	if minted.Load() != 1 || refused.Load() != 23 || demoKeys != 1 {
-		t.Errorf("%d minted, %d refused, %d keys stored for the address", minted.Load(), refused.Load(), demoKeys)
+	if minted, refused := statuses[200], statuses[409]; minted != 1 || refused != 23 || demoKeys != 1 {
+		t.Errorf("%d minted, %d refused, %d keys stored for the address", minted, refused, demoKeys)
 	}
 }
 
@@ -314,24 +280,6 @@ func TestKeyFlowRecordFailure(t *testing.T) {
 	if len(fe.smtp.Messages()) != 0 {
 		t.Error("a link was mailed for a request that was not recorded")
 	}
-}
-
-func TestNetwork(t *testing.T) {
-	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
-	f := func(peer string, xff []string, want string) {
-		t.Helper()
-		if got := keyflow.Network(netip.MustParseAddr(peer), xff, trusted); got != want {
-			t.Errorf("Network(%s, %q) = %s, want %s", peer, xff, got, want)
-		}
-	}
-	f("203.0.113.9", nil, "203.0.113.9")
-	f("203.0.113.9", []string{"198.51.100.1"}, "203.0.113.9") // not a trusted proxy: the header is ignored
-	f("10.1.2.3", []string{"198.51.100.1"}, "198.51.100.1")
-	f("10.1.2.3", []string{"198.51.100.1, 10.9.9.9"}, "198.51.100.1") // right-most untrusted hop
-	f("10.1.2.3", []string{"spoofed, 198.51.100.1"}, "198.51.100.1")
-	f("10.1.2.3", []string{"192.0.2.66", "198.51.100.1"}, "198.51.100.1") // the lines are one list
-	f("2001:db8:aa:bb:1:2:3:4", nil, "2001:db8:aa:bb::/64")
-	f("::ffff:203.0.113.9", nil, "203.0.113.9")
 }
 
 // send posts body with the header lines given as name, value pairs, each

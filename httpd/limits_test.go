@@ -4,13 +4,12 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/httpdtest"
 )
 
 // TestLimitExactUnderConcurrency sends many concurrent requests with room
@@ -21,28 +20,10 @@ func TestLimitExactUnderConcurrency(t *testing.T) {
 	e := newEnv(t, func(o *httpd.Options) {
 		o.Limits = map[access.Plan]access.Limits{access.PlanFree: {perMinute, 1000, 1000}}
 	})
-	var ok, limited atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < 16; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 10; i++ {
-				switch r := e.get("/v1/brands/volkswagen", e.free); r.status {
-				case 200:
-					ok.Add(1)
-				case 429:
-					limited.Add(1)
-				default:
-					t.Errorf("status %d", r.status)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	statuses := concurrently(t, 16, 10, func() resp { return e.get("/v1/brands/volkswagen", e.free) }, 200, 429)
 	// The minute may roll over during the test: at most two windows' worth.
-	if n := ok.Load(); n != perMinute && !(n > perMinute && n <= 2*perMinute && time.Now().Second() < 5) {
-		t.Errorf("%d requests served with a limit of %d per minute (%d refused)", n, perMinute, limited.Load())
+	if n := statuses[200]; n != perMinute && !(n > perMinute && n <= 2*perMinute && time.Now().Second() < 5) {
+		t.Errorf("%d requests served with a limit of %d per minute (%d refused)", n, perMinute, statuses[429])
 	}
 	r := e.get("/v1/brands/volkswagen", e.free)
 	e.problem(r, 429, "used its 37 calls per minute of the free plan")
@@ -78,11 +59,7 @@ func TestLimitCountsOnlyServed(t *testing.T) {
 
 func TestMeteringFailsClosed(t *testing.T) {
 	e := newEnv(t)
-	m, err := e.keys.StartMeter(20*time.Millisecond, 100*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := httpdtest.FastMeter(t, e.keys)
 	e2 := newEnvWith(t, e, func(o *httpd.Options) { o.Meter = m })
 	if r := e2.get("/v1/brands/volkswagen", e2.free); r.status != 200 {
 		t.Fatalf("healthy metering: %d", r.status)

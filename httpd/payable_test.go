@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -309,15 +308,7 @@ func TestPaymentsOff(t *testing.T) {
 func TestSettlementTimeout(t *testing.T) {
 	e := newEnv(t)
 	t0 := time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC) // the payments' clock
-	store, err := x402.OpenStore(filepath.Join(t.TempDir(), "payments.db"), func() time.Time { return t0 })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	gate, err := x402.New(x402.Config{PayTo: testPayTo, Facilitator: x402test.HangingFacilitator(t, http.StatusBadGateway), Nonces: store, Now: func() time.Time { return t0 }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gate, store := x402test.HangingGate(t, testPayTo, http.StatusBadGateway, t0)
 	const writeTimeout = 3 * time.Second
 	e2 := newEnvWith(t, e, func(o *httpd.Options) { o.Payments = gate; o.WriteTimeout = writeTimeout })
 	payer, _ := x402test.NewPayer("")

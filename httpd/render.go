@@ -122,6 +122,15 @@ func appendPriceNew(dst []byte, c *engine.Catalogue, row uint32) []byte {
 	return strconv.AppendInt(dst, int64(c.VarPriceEUR[row]), 10)
 }
 
+// appendYearRange appends the year_from and year_to members of a variant
+// of generation gen, each preceded by a comma.
+func appendYearRange(dst []byte, c *engine.Catalogue, gen uint32) []byte {
+	dst = append(dst, `,"year_from":`...)
+	dst = appendYear(dst, c.GenYearStart[gen])
+	dst = append(dst, `,"year_to":`...)
+	return appendYear(dst, c.GenYearEnd[gen])
+}
+
 // Resources.
 
 // appendBrand appends a Brand object.
@@ -295,23 +304,27 @@ func (rq *request) appendSpecs(dst []byte, row uint32, heads, tails [][]byte, im
 func (rq *request) appendVariantSpecs(dst []byte, row uint32) []byte {
 	c := rq.v.cat
 	gen := c.VarGen[row]
-	model := c.GenModel[gen]
 	dst = append(dst, `{"variant_id":`...)
 	dst = rq.appendVariantID(dst, row)
+	dst = rq.appendSlugsAndName(dst, row, c.GenModel[gen])
+	dst = append(dst, `,"locale":`...)
+	dst = jsonenc.AppendString(dst, c.Locales[rq.locale])
+	dst = appendYearRange(dst, c, gen)
+	dst = rq.appendFigures(dst, row)
+	dst = append(dst, `,"specs":`...)
+	dst = rq.appendSpecsLocalized(dst, row)
+	return append(dst, '}')
+}
+
+// appendSlugsAndName appends the brand_slug, model_slug and display_name
+// members of a variant of model, each preceded by a comma: shared by
+// SearchResult and VariantSpecs.
+func (rq *request) appendSlugsAndName(dst []byte, row, model uint32) []byte {
+	c := rq.v.cat
 	dst = append(dst, `,"brand_slug":`...)
 	dst = jsonenc.AppendString(dst, c.BrandSlug.String(c.ModelBrand[model]))
 	dst = append(dst, `,"model_slug":`...)
 	dst = jsonenc.AppendString(dst, c.ModelSlug.String(model))
 	dst = append(dst, `,"display_name":`...)
-	dst = c.AppendVariantNameJSON(dst, row)
-	dst = append(dst, `,"locale":`...)
-	dst = jsonenc.AppendString(dst, c.Locales[rq.locale])
-	dst = append(dst, `,"year_from":`...)
-	dst = appendYear(dst, c.GenYearStart[gen])
-	dst = append(dst, `,"year_to":`...)
-	dst = appendYear(dst, c.GenYearEnd[gen])
-	dst = rq.appendFigures(dst, row)
-	dst = append(dst, `,"specs":`...)
-	dst = rq.appendSpecsLocalized(dst, row)
-	return append(dst, '}')
+	return c.AppendVariantNameJSON(dst, row)
 }

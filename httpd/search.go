@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"github.com/vspec/catalogue/engine"
-	"github.com/vspec/catalogue/engine/jsonenc"
 )
 
 // search answers GET /v1/search: typeahead over brand, model and display
@@ -54,19 +53,10 @@ func (o *operations) search(rq *request, p *Params) error {
 func (rq *request) appendSearchResult(b []byte, row uint32) []byte {
 	c := rq.v.cat
 	g := c.VarGen[row]
-	m := c.GenModel[g]
 	b = append(b, `{"variant_id":`...)
 	b = rq.appendVariantID(b, row)
 	b = append(b, `,"generation_id":`...)
 	b = rq.appendGenerationID(b, g)
-	b = append(b, `,"brand_slug":`...)
-	b = jsonenc.AppendString(b, c.BrandSlug.String(c.ModelBrand[m]))
-	b = append(b, `,"model_slug":`...)
-	b = jsonenc.AppendString(b, c.ModelSlug.String(m))
-	b = append(b, `,"display_name":`...)
-	b = c.AppendVariantNameJSON(b, row)
-	b = append(b, `,"year_from":`...)
-	b = appendYear(b, c.GenYearStart[g])
-	b = append(b, `,"year_to":`...)
-	return appendYear(b, c.GenYearEnd[g])
+	b = rq.appendSlugsAndName(b, row, c.GenModel[g])
+	return appendYearRange(b, c, g)
 }

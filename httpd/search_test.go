@@ -7,9 +7,8 @@ import (
 	"testing"
 
 	"github.com/vspec/catalogue/data/gen"
-	"github.com/vspec/catalogue/data/vocab"
 	"github.com/vspec/catalogue/engine"
-	"github.com/vspec/catalogue/loader"
+	"github.com/vspec/catalogue/httpd/httpdtest"
 )
 
 func TestSearch(t *testing.T) {
@@ -113,18 +112,7 @@ func TestSearchCache(t *testing.T) {
 
 	// Another catalogue, three times larger: a search for a car only it holds
 	// must answer from it, not from the page cached for the old one.
-	s, err := gen.Generate(vocab.Default(), gen.Options{Scale: 0.03, Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := loader.Write(&buf, s); err != nil {
-		t.Fatal(err)
-	}
-	c2, err := loader.FromBytes(buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := httpdtest.CatalogueOf(t, gen.Options{Scale: 0.03, Seed: 2})
 	oldNames := map[string]bool{}
 	for r := range e.cat.VarID {
 		oldNames[e.cat.VarName.String(uint32(r))] = true

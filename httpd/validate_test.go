@@ -72,20 +72,8 @@ func (e *env) validate(t testing.TB, req *fasthttp.Request, res *fasthttp.Respon
 		hres.Header.Add(string(k), string(v))
 	}
 	hres.Header.Set("Content-Type", string(res.Header.ContentType()))
-	body := res.Body()
-	if enc := string(res.Header.Peek("Content-Encoding")); enc != "" {
-		var err error
-		switch enc {
-		case "gzip":
-			body, err = res.BodyGunzip()
-		case "br":
-			body, err = res.BodyUnbrotli()
-		case "zstd":
-			body, err = res.BodyUnzstd()
-		}
-		if err != nil {
-			t.Fatalf("cannot decode %s body: %v", enc, err)
-		}
+	body, enc := decodedBody(t, res)
+	if enc != "" {
 		hres.Header.Del("Content-Encoding")
 	}
 	hres.Body = io.NopCloser(bytes.NewReader(body))

@@ -35,13 +35,17 @@ var planNames = map[Plan]string{PlanDemo: "demo", PlanApify: "apify", PlanFree: 
 func (p Plan) String() string { return planNames[p] }
 
 // ParsePlan parses a plan name.
-func ParsePlan(s string) (Plan, bool) {
-	for p, n := range planNames {
+func ParsePlan(s string) (Plan, bool) { return named(planNames, s) }
+
+// named returns the value whose name in names is s.
+func named[V comparable](names map[V]string, s string) (V, bool) {
+	for v, n := range names {
 		if n == s {
-			return p, true
+			return v, true
 		}
 	}
-	return 0, false
+	var zero V
+	return zero, false
 }
 
 // State is where a key is in its life.
@@ -91,14 +95,20 @@ func ResetsAt(now time.Time) time.Time {
 	return time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
 }
 
-// record is the stored form of a Key.
-type record struct {
+// Record is the stored form of a Key, stored under its hash: the names of
+// its plan and state, its owner and its dates. The admin API shows it too.
+type Record struct {
 	Plan    string    `json:"plan"`
 	State   string    `json:"state"`
 	Email   string    `json:"email,omitempty"`
 	Note    string    `json:"note,omitempty"`
 	Created time.Time `json:"created"`
 	Changed time.Time `json:"changed"`
+}
+
+// Record returns the stored form of k.
+func (k *Key) Record() Record {
+	return Record{Plan: k.Plan.String(), State: k.State.String(), Email: k.Email, Note: k.Note, Created: k.Created, Changed: k.Changed}
 }
 
 var bucketKeys = []byte("keys")
@@ -167,7 +177,7 @@ func decode(k, v []byte) (*Key, error) {
 	if len(k) != len(Hash{}) {
 		return nil, fmt.Errorf("key record with a %d-byte hash", len(k))
 	}
-	var r record
+	var r Record
 	if err := json.Unmarshal(v, &r); err != nil {
 		return nil, fmt.Errorf("key record %x: %w", k[:4], err)
 	}
@@ -177,12 +187,7 @@ func decode(k, v []byte) (*Key, error) {
 	if key.Plan, ok = ParsePlan(r.Plan); !ok {
 		return nil, fmt.Errorf("key record %x: unknown plan %q", k[:4], r.Plan)
 	}
-	for st, n := range stateNames {
-		if n == r.State {
-			key.State = st
-		}
-	}
-	if key.State == 0 {
+	if key.State, ok = named(stateNames, r.State); !ok {
 		return nil, fmt.Errorf("key record %x: unknown state %q", k[:4], r.State)
 	}
 	return key, nil
@@ -252,7 +257,7 @@ func (s *Store) put(k *Key) error {
 
 // putLocked writes the record durably, then publishes a new index.
 func (s *Store) putLocked(k *Key) error {
-	v, err := json.Marshal(record{Plan: k.Plan.String(), State: k.State.String(), Email: k.Email, Note: k.Note, Created: k.Created, Changed: k.Changed})
+	v, err := json.Marshal(k.Record())
 	if err != nil {
 		return err
 	}

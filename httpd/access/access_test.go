@@ -8,12 +8,19 @@ import (
 	"time"
 )
 
-func TestKeysPersist(t *testing.T) {
-	dir := t.TempDir()
+// openStore opens the store in dir, failing the test when it cannot.
+func openStore(t *testing.T, dir string) *Store {
+	t.Helper()
 	s, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+func TestKeysPersist(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
 	text, k, err := s.Create(PlanApify, StateActive, " Ops@Example.org ", "pilot")
 	if err != nil {
 		t.Fatal(err)
@@ -49,10 +56,7 @@ func TestKeysPersist(t *testing.T) {
 	}
 	s.Close()
 	// Everything survives a restart, and the key text was never stored.
-	s2, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2 := openStore(t, dir)
 	defer s2.Close()
 	if got, ok := s2.Lookup([]byte(text)); !ok || got.State != StateRevoked || got.Note != "pilot" {
 		t.Errorf("after reopen: %+v %v", got, ok)
@@ -103,10 +107,7 @@ func TestWindows(t *testing.T) {
 // the network's count of that day goes back down, durably.
 func TestWithdrawDemoRequest(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, dir)
 	now := time.Date(2030, 3, 4, 10, 0, 0, 0, time.UTC)
 	rec := func(tok string) error {
 		return s.RecordDemoRequest(HashToken(tok), DemoRequest{Email: tok + "@example.org", Network: "192.0.2.1", Created: now}, 2)
@@ -129,9 +130,7 @@ func TestWithdrawDemoRequest(t *testing.T) {
 		t.Fatalf("redeeming a withdrawn request: %v, want ErrTokenUnusable", err)
 	}
 	s.Close()
-	if s, err = Open(dir); err != nil { // the withdrawal is durable
-		t.Fatal(err)
-	}
+	s = openStore(t, dir) // the withdrawal is durable
 	defer s.Close()
 	if err := rec("c"); err != nil {
 		t.Fatalf("after a withdrawal the network has one request left: %v", err)

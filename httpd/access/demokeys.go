@@ -180,7 +180,7 @@ func (s *Store) RedeemDemoToken(tokenHash [32]byte, now time.Time, ttl time.Dura
 		}
 		key.Email = email
 		key.Note = "self-service demo key (" + req.Company + ")"
-		rv, err := json.Marshal(record{Plan: key.Plan.String(), State: key.State.String(), Email: key.Email, Note: key.Note, Created: key.Created, Changed: key.Changed})
+		rv, err := json.Marshal(key.Record())
 		if err != nil {
 			return err
 		}

@@ -77,10 +77,7 @@ func TestReserveRelease(t *testing.T) {
 // what was not yet flushed.
 func TestCountsPersist(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, dir)
 	text, k, _ := s.Create(PlanFree, StateActive, "", "")
 	m, err := s.StartMeter(10*time.Millisecond, time.Second)
 	if err != nil {
@@ -94,10 +91,7 @@ func TestCountsPersist(t *testing.T) {
 	time.Sleep(50 * time.Millisecond) // a flush or more
 	m.Close()
 	s.Close()
-	s2, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2 := openStore(t, dir)
 	defer s2.Close()
 	m2, err := s2.StartMeter(time.Second, 5*time.Second)
 	if err != nil {
@@ -170,10 +164,7 @@ func TestNetworkLimiter(t *testing.T) {
 // TestFlushFailureLogged: a failed flush is logged with its cause (once per
 // minute), and LastError tells it.
 func TestFlushFailureLogged(t *testing.T) {
-	s, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, t.TempDir())
 	defer s.Close()
 	m, err := s.StartMeter(time.Hour, time.Hour)
 	if err != nil {

@@ -21,7 +21,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/secret"
@@ -40,22 +39,18 @@ type Handler struct {
 	AllowDeprecated bool
 }
 
-// KeyView is a key as the admin API shows it: never the key itself, except
-// once in the response that creates it.
+// KeyView is a key as the admin API shows it: its hash and its stored
+// record, never the key itself, except once in the response that creates
+// it.
 type KeyView struct {
-	APIKey  string    `json:"api_key,omitempty"`
-	Hash    string    `json:"hash"`
-	Plan    string    `json:"plan"`
-	State   string    `json:"state"`
-	Email   string    `json:"email,omitempty"`
-	Note    string    `json:"note,omitempty"`
-	Created time.Time `json:"created"`
-	Changed time.Time `json:"changed"`
+	APIKey string `json:"api_key,omitempty"`
+	Hash   string `json:"hash"`
+	access.Record
 }
 
 // View returns the admin view of a key.
 func View(k *access.Key) KeyView {
-	return KeyView{Hash: k.Hash.String(), Plan: k.Plan.String(), State: k.State.String(), Email: k.Email, Note: k.Note, Created: k.Created, Changed: k.Changed}
+	return KeyView{Hash: k.Hash.String(), Record: k.Record()}
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

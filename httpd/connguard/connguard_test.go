@@ -2,7 +2,6 @@ package connguard
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"log"
@@ -12,13 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/vspec/catalogue/httpd/httpdtest"
 	"github.com/vspec/catalogue/httpd/ratelog"
 )
 
@@ -157,7 +156,7 @@ func TestDescriptorExhaustion(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestDescriptorExhaustion$")
 	cmd.Env = append(os.Environ(), "CONNGUARD_CHILD=1", "CONNGUARD_UNGUARDED="+os.Getenv("CONNGUARD_UNGUARDED"))
 	stdout, _ := cmd.StdoutPipe()
-	var stderr syncBuffer // written by the child's copier while the test reads it
+	var stderr httpdtest.LockedBuffer // written by the child's copier while the test reads it
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -204,24 +203,6 @@ func TestDescriptorExhaustion(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Fatalf("child gone: %v", err)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func exhaustionChild() {

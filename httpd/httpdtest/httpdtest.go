@@ -26,23 +26,45 @@ var (
 // with the demo set), generated once per process.
 func Snapshot() []byte {
 	snapOnce.Do(func() {
-		s, err := gen.Generate(vocab.Default(), gen.Options{Scale: 0.01, Seed: 2})
-		if err != nil {
+		var err error
+		if snap, err = Generate(gen.Options{Scale: 0.01, Seed: 2}); err != nil {
 			panic(err)
 		}
-		var buf bytes.Buffer
-		if err := loader.Write(&buf, s); err != nil {
-			panic(err)
-		}
-		snap = buf.Bytes()
 	})
 	return snap
+}
+
+// Generate returns the snapshot of the catalogue gen.Generate makes with o.
+func Generate(o gen.Options) ([]byte, error) {
+	s, err := gen.Generate(vocab.Default(), o)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	err = loader.Write(&buf, s)
+	return buf.Bytes(), err
 }
 
 // Catalogue decodes a fresh catalogue from Snapshot.
 func Catalogue(t testing.TB) *engine.Catalogue {
 	t.Helper()
-	c, err := loader.FromBytes(Snapshot())
+	return decode(t, Snapshot())
+}
+
+// CatalogueOf generates a catalogue with o (a test that needs another
+// catalogue than Catalogue's) and decodes it.
+func CatalogueOf(t testing.TB, o gen.Options) *engine.Catalogue {
+	t.Helper()
+	b, err := Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decode(t, b)
+}
+
+func decode(t testing.TB, snapshot []byte) *engine.Catalogue {
+	t.Helper()
+	c, err := loader.FromBytes(snapshot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,4 +110,24 @@ func Serve(t testing.TB, svc *httpd.Service) string {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Shutdown() })
 	return ln.Addr().String()
+}
+
+// LockedBuffer is a bytes.Buffer safe for concurrent use: a log
+// destination a test reads while a server or a child process writes to it.
+type LockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *LockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String returns what was written so far.
+func (l *LockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -1,6 +1,7 @@
 package keyflow
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -65,15 +66,9 @@ const (
 
 // New returns the flow.
 func New(cfg Config) *Flow {
-	if cfg.PerNetworkPerDay == 0 {
-		cfg.PerNetworkPerDay = 5
-	}
-	if cfg.LinkTTL == 0 {
-		cfg.LinkTTL = 72 * time.Hour
-	}
-	if cfg.DNSTimeout == 0 {
-		cfg.DNSTimeout = 5 * time.Second
-	}
+	cfg.PerNetworkPerDay = cmp.Or(cfg.PerNetworkPerDay, 5)
+	cfg.LinkTTL = cmp.Or(cfg.LinkTTL, 72*time.Hour)
+	cfg.DNSTimeout = cmp.Or(cfg.DNSTimeout, 5*time.Second)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/httpdtest"
 	"github.com/vspec/catalogue/httpd/mcp"
 )
 
@@ -108,11 +109,7 @@ func TestKeyLimits(t *testing.T) {
 // calls are refused with 503 and Retry-After (fail closed).
 func TestMeteringUnavailable(t *testing.T) {
 	e := newEnv(t)
-	meter, err := e.keys.StartMeter(20*time.Millisecond, 100*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer meter.Close()
+	meter := httpdtest.FastMeter(t, e.keys)
 	e = e.with(t, func(c *config) { c.rest.Meter = meter })
 	body := toolCall(mcp.ToolSearch, `{"query":"golf"}`)
 	if res, b := e.post(body, "X-Api-Key", e.apify); res.StatusCode != 200 {

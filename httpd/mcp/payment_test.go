@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -203,15 +202,7 @@ func TestPaymentFailures(t *testing.T) {
 // timeout, and the payment is recorded as unsettled-unknown, as on REST.
 func TestSettlementTimeout(t *testing.T) {
 	t0 := time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC) // the payments' clock
-	store, err := x402.OpenStore(filepath.Join(t.TempDir(), "payments.db"), func() time.Time { return t0 })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	gate, err := x402.New(x402.Config{PayTo: payTo, Facilitator: x402test.HangingFacilitator(t, http.StatusBadGateway), Nonces: store, Now: func() time.Time { return t0 }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gate, store := x402test.HangingGate(t, payTo, http.StatusBadGateway, t0)
 	const writeTimeout = 3 * time.Second
 	e := newEnv(t, func(c *config) {
 		c.noPayments = true // the gate is this test's own

@@ -56,14 +56,26 @@ type Links struct {
 
 // SearchResult is one search hit.
 type SearchResult struct {
-	VariantID    ID       `json:"variant_id"`
-	GenerationID ID       `json:"generation_id"`
-	BrandSlug    string   `json:"brand_slug"`
-	ModelSlug    string   `json:"model_slug"`
-	DisplayName  string   `json:"display_name"`
-	YearFrom     *int     `json:"year_from"`
-	YearTo       *int     `json:"year_to" jsonschema:"null while the generation is in production."`
-	Score        *float64 `json:"score" jsonschema:"Match score from 0 to 1; null in the demo set, which is not ranked."`
+	VariantID    ID `json:"variant_id"`
+	GenerationID ID `json:"generation_id"`
+	Names
+	Years
+	Score *float64 `json:"score" jsonschema:"Match score from 0 to 1; null in the demo set, which is not ranked."`
+}
+
+// Names holds the slugs and the display name a search hit and a spec sheet
+// share.
+type Names struct {
+	BrandSlug   string `json:"brand_slug"`
+	ModelSlug   string `json:"model_slug"`
+	DisplayName string `json:"display_name"`
+}
+
+// Years holds the production years of a variant's generation, which a
+// search hit and a spec sheet share.
+type Years struct {
+	YearFrom *int `json:"year_from"`
+	YearTo   *int `json:"year_to" jsonschema:"null while the generation is in production."`
 }
 
 // Variant is the summary of a variant in a list.
@@ -96,13 +108,10 @@ type SpecValue struct {
 
 // VariantSpecs is the full spec sheet of a variant.
 type VariantSpecs struct {
-	VariantID   ID     `json:"variant_id"`
-	BrandSlug   string `json:"brand_slug"`
-	ModelSlug   string `json:"model_slug"`
-	DisplayName string `json:"display_name"`
-	Locale      string `json:"locale"`
-	YearFrom    *int   `json:"year_from"`
-	YearTo      *int   `json:"year_to" jsonschema:"null while the generation is in production."`
+	VariantID ID `json:"variant_id"`
+	Names
+	Locale string `json:"locale"`
+	Years
 	Headline
 	Specs map[string]SpecValue `json:"specs" jsonschema:"Spec key (e.g. length_mm, fuel_consumption_combined) -> value, in the requested locale and units."`
 }

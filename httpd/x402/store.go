@@ -179,14 +179,23 @@ func (s *Store) settled(from eip3009.Address, nonce [32]byte) bool {
 // Receipts returns every receipt of the built-in facilitator, oldest
 // authorization key first.
 func (s *Store) Receipts() ([]Receipt, error) {
-	var out []Receipt
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketReceipts).ForEach(func(_, v []byte) error {
-			var r Receipt
+	return decodeAll[Receipt](s.db, bucketReceipts, nil)
+}
+
+// decodeAll decodes the JSON value of every entry of a bucket as a T, in
+// key order, and returns those keep accepts (every one when keep is nil);
+// after an error, those decoded before it.
+func decodeAll[T any](db *bolt.DB, bucket []byte, keep func(T) bool) ([]T, error) {
+	var out []T
+	err := db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucket).ForEach(func(_, v []byte) error {
+			var r T
 			if err := json.Unmarshal(v, &r); err != nil {
 				return err
 			}
-			out = append(out, r)
+			if keep == nil || keep(r) {
+				out = append(out, r)
+			}
 			return nil
 		})
 	})
@@ -265,19 +274,7 @@ func (s *Store) RecordUnknown(r PaymentRecord) error {
 // Records returns the recorded payments, oldest first: those still
 // unknown, or with all every one ever recorded, resolved or not.
 func (s *Store) Records(all bool) ([]PaymentRecord, error) {
-	var out []PaymentRecord
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRecords).ForEach(func(_, v []byte) error {
-			var r PaymentRecord
-			if err := json.Unmarshal(v, &r); err != nil {
-				return err
-			}
-			if all || r.State == StateUnknown {
-				out = append(out, r)
-			}
-			return nil
-		})
-	})
+	out, err := decodeAll(s.db, bucketRecords, func(r PaymentRecord) bool { return all || r.State == StateUnknown })
 	slices.SortFunc(out, func(a, b PaymentRecord) int {
 		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.Reference, b.Reference))
 	})

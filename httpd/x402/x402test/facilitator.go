@@ -3,7 +3,9 @@ package x402test
 import (
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/vspec/catalogue/httpd/x402"
 )
@@ -29,4 +31,23 @@ func HangingFacilitator(t testing.TB, status int) *x402.HTTPFacilitator {
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(release) }) // runs first: Close waits for the handlers
 	return &x402.HTTPFacilitator{URL: srv.URL}
+}
+
+// HangingGate is a gate taking payments to payTo through a
+// HangingFacilitator that answers status when the test ends, with a store
+// of its own in a temporary directory (closed when the test ends), both on
+// a clock stopped at now.
+func HangingGate(t testing.TB, payTo string, status int, now time.Time) (*x402.Gate, *x402.Store) {
+	t.Helper()
+	clock := func() time.Time { return now }
+	store, err := x402.OpenStore(filepath.Join(t.TempDir(), "payments.db"), clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	gate, err := x402.New(x402.Config{PayTo: payTo, Facilitator: HangingFacilitator(t, status), Nonces: store, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gate, store
 }
