@@ -79,6 +79,25 @@ func (c *Config) newRequests(paths []string) []*fasthttp.Request {
 	return reqs
 }
 
+// connections runs work on c.Concurrency connections at once and returns
+// when every one is done: worker w gets its own requests for paths (see
+// newRequests) and its own response.
+func (c *Config) connections(paths []string, work func(w int, reqs []*fasthttp.Request, res *fasthttp.Response)) {
+	var wg sync.WaitGroup
+	for w := 0; w < c.Concurrency; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			reqs := c.newRequests(paths)
+			defer releaseRequests(reqs)
+			res := fasthttp.AcquireResponse()
+			defer fasthttp.ReleaseResponse(res)
+			work(w, reqs, res)
+		}(w)
+	}
+	wg.Wait()
+}
+
 func releaseRequests(reqs []*fasthttp.Request) {
 	for _, r := range reqs {
 		fasthttp.ReleaseRequest(r)
@@ -164,7 +183,6 @@ func Drive(cfg Config, route Route) (Result, error) {
 	}
 	paths := route.paths()
 	var (
-		wg       sync.WaitGroup
 		errs     atomic.Int64
 		lat      = latencyBuffers(cfg.Concurrency)
 		deadline = time.Now().Add(cfg.Duration)
@@ -172,43 +190,34 @@ func Drive(cfg Config, route Route) (Result, error) {
 	)
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	for w := 0; w < cfg.Concurrency; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			reqs := cfg.newRequests(paths)
-			defer releaseRequests(reqs)
-			res := fasthttp.AcquireResponse()
-			defer fasthttp.ReleaseResponse(res)
-			l := lat[w][:0]
-			var interval time.Duration
-			next := start
-			if cfg.Rate > 0 {
-				interval = time.Duration(float64(time.Second) * float64(cfg.Concurrency) / cfg.Rate)
-				next = start.Add(time.Duration(w) * interval / time.Duration(cfg.Concurrency))
+	cfg.connections(paths, func(w int, reqs []*fasthttp.Request, res *fasthttp.Response) {
+		l := lat[w][:0]
+		var interval time.Duration
+		next := start
+		if cfg.Rate > 0 {
+			interval = time.Duration(float64(time.Second) * float64(cfg.Concurrency) / cfg.Rate)
+			next = start.Add(time.Duration(w) * interval / time.Duration(cfg.Concurrency))
+		}
+		for i := w; ; i++ {
+			t0 := time.Now()
+			if interval > 0 {
+				if d := time.Until(next); d > 0 {
+					time.Sleep(d)
+				}
+				t0 = next // latency from the scheduled time
+				next = next.Add(interval)
 			}
-			for i := w; ; i++ {
-				t0 := time.Now()
-				if interval > 0 {
-					if d := time.Until(next); d > 0 {
-						time.Sleep(d)
-					}
-					t0 = next // latency from the scheduled time
-					next = next.Add(interval)
-				}
-				if t0.After(deadline) {
-					break
-				}
-				err := client.Do(reqs[i%len(reqs)], res)
-				if err != nil || res.StatusCode() != fasthttp.StatusOK {
-					errs.Add(1)
-				}
-				l = append(l, time.Since(t0))
+			if t0.After(deadline) {
+				break
 			}
-			lat[w] = l
-		}(w)
-	}
-	wg.Wait()
+			err := client.Do(reqs[i%len(reqs)], res)
+			if err != nil || res.StatusCode() != fasthttp.StatusOK {
+				errs.Add(1)
+			}
+			l = append(l, time.Since(t0))
+		}
+		lat[w] = l
+	})
 	elapsed := time.Since(start)
 	runtime.ReadMemStats(&ms1)
 	n := 0

@@ -17,12 +17,30 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-func TestDriveAgainstStatic(t *testing.T) {
+// startStatic starts a static server that is closed when the test ends.
+func startStatic(tb testing.TB) *StaticServer {
+	tb.Helper()
 	s, err := StartStatic()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	defer s.Close()
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// checkFunc returns a check of fn, named name in messages: check(in, want)
+// fails the test unless fn(in) is want.
+func checkFunc[In, Out comparable](t *testing.T, name string, fn func(In) Out) func(in In, want Out) {
+	return func(in In, want Out) {
+		t.Helper()
+		if got := fn(in); got != want {
+			t.Errorf("%s(%#v) = %#v, want %#v", name, in, got, want)
+		}
+	}
+}
+
+func TestDriveAgainstStatic(t *testing.T) {
+	s := startStatic(t)
 	s.Serve("application/json", []byte(`{"data":[]}`))
 	cfg := Config{Addr: s.Addr, Concurrency: 4, Duration: 300 * time.Millisecond}
 	r, err := Drive(cfg, Route{Name: "static", Path: "/anything"})
@@ -142,11 +160,7 @@ func TestStaticServesTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := StartStatic()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := startStatic(t)
 	s.Serve("text/plain", []byte("default"))
 	s.ServeTable(table)
 	get := func(uri string) string {
@@ -332,23 +346,13 @@ func TestMedianResult(t *testing.T) {
 }
 
 func TestNiceCeilAndKilo(t *testing.T) {
-	f := func(v, want float64) {
-		t.Helper()
-		if got := niceCeil(v); got != want {
-			t.Errorf("niceCeil(%v) = %v, want %v", v, got, want)
-		}
-	}
+	f := checkFunc(t, "niceCeil", niceCeil)
 	f(35633, 50000)
 	f(20000, 20000)
 	f(21000, 25000)
 	f(7, 10)
 	f(101, 200)
-	k := func(v float64, want string) {
-		t.Helper()
-		if got := kilo(v); got != want {
-			t.Errorf("kilo(%v) = %q, want %q", v, got, want)
-		}
-	}
+	k := checkFunc(t, "kilo", kilo)
 	k(950, "950")
 	k(1250, "1.2k")
 	k(33990, "34k")

@@ -61,11 +61,7 @@ func BenchmarkLoad(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	static, err := StartStatic()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer static.Close()
+	static := startStatic(b)
 	cfg := Config{Addr: addr, Key: key, Concurrency: *flagConcurrency, Duration: *flagDuration}
 	var rows []Row
 	var notes bytes.Buffer
@@ -229,6 +225,38 @@ type inProcess struct {
 	report    LoadReport
 }
 
+// serviceOptions opens a key store and the token codec in a fresh state
+// directory, as catalogued does, and returns the options of a service with
+// them and unlimited limits.
+func serviceOptions(tb testing.TB) httpd.Options {
+	tb.Helper()
+	state := tb.TempDir()
+	keys, err := access.Open(filepath.Join(state, "state"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { keys.Close() })
+	secret, err := publicid.LoadOrCreateSecret(state)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	codec, err := publicid.New(secret)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return httpd.Options{Codec: codec, Keys: keys, Limits: unlimited()}
+}
+
+// newKey creates an active key of plan in keys and returns its text.
+func newKey(tb testing.TB, keys *access.Store, plan access.Plan, note string) string {
+	tb.Helper()
+	text, _, err := keys.Create(plan, access.StateActive, "", note)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return text
+}
+
 // unlimited returns limits no load run reaches for every plan (the
 // counters are 32-bit).
 func unlimited() map[access.Plan]access.Limits {
@@ -257,25 +285,10 @@ func startInProcess(b *testing.B) *inProcess {
 		b.Fatal(err)
 	}
 	r.Decode = time.Since(t0)
-	state := b.TempDir()
-	keys, err := access.Open(filepath.Join(state, "state"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { keys.Close() })
-	if ip.key, _, err = keys.Create(access.PlanFree, access.StateActive, "", "load run"); err != nil {
-		b.Fatal(err)
-	}
-	secret, err := publicid.LoadOrCreateSecret(state)
-	if err != nil {
-		b.Fatal(err)
-	}
-	codec, err := publicid.New(secret)
-	if err != nil {
-		b.Fatal(err)
-	}
+	opts := serviceOptions(b)
+	ip.key = newKey(b, opts.Keys, access.PlanFree, "load run")
 	t0 = time.Now()
-	if ip.svc, err = httpd.New(cat, httpd.Options{Codec: codec, Keys: keys, Limits: unlimited()}); err != nil {
+	if ip.svc, err = httpd.New(cat, opts); err != nil {
 		b.Fatal(err)
 	}
 	r.New = time.Since(t0)

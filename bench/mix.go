@@ -143,6 +143,21 @@ func DiscoverIDs(addr, key string) (MixIDs, error) {
 		}
 		return nil
 	}
+	// listIDs gets a list page and returns the field key of each row as
+	// path text.
+	listIDs := func(path, key string) ([]string, error) {
+		var page struct {
+			Data []map[string]json.RawMessage `json:"data"`
+		}
+		if err := get(path, &page); err != nil {
+			return nil, err
+		}
+		out := make([]string, len(page.Data))
+		for i, row := range page.Data {
+			out[i] = idText(row[key])
+		}
+		return out, nil
+	}
 	var brands struct {
 		Data []struct{ Slug string } `json:"data"`
 	}
@@ -176,35 +191,27 @@ func DiscoverIDs(addr, key string) (MixIDs, error) {
 			model = idText(m.ModelID)
 		}
 	}
-	var gens struct {
-		Data []struct {
-			GenerationID json.RawMessage `json:"generation_id"`
-		} `json:"data"`
-	}
-	if err := get("/v1/models/"+model+"/generations?limit=50", &gens); err != nil {
+	gens, err := listIDs("/v1/models/"+model+"/generations?limit=50", "generation_id")
+	if err != nil {
 		return ids, err
 	}
 	// Generations come by first production year: the latest is last.
-	for i := len(gens.Data) - 1; i >= 0 && len(ids.Compare) < 4; i-- {
-		g := idText(gens.Data[i].GenerationID)
-		var vars struct {
-			Data []struct {
-				VariantID json.RawMessage `json:"variant_id"`
-			} `json:"data"`
-		}
-		if err := get("/v1/generations/"+g+"/variants?limit=50", &vars); err != nil {
+	for i := len(gens) - 1; i >= 0 && len(ids.Compare) < 4; i-- {
+		g := gens[i]
+		vars, err := listIDs("/v1/generations/"+g+"/variants?limit=50", "variant_id")
+		if err != nil {
 			return ids, err
 		}
-		if len(vars.Data) == 0 {
+		if len(vars) == 0 {
 			continue
 		}
 		if ids.GenerationID == "" {
-			ids.GenerationID, ids.VariantID = g, idText(vars.Data[0].VariantID)
+			ids.GenerationID, ids.VariantID = g, vars[0]
 		}
 		// Spread the compared cars over the generation's list.
-		step := max(1, len(vars.Data)/4)
-		for j := 0; j < len(vars.Data) && len(ids.Compare) < 4; j += step {
-			ids.Compare = append(ids.Compare, idText(vars.Data[j].VariantID))
+		step := max(1, len(vars)/4)
+		for j := 0; j < len(vars) && len(ids.Compare) < 4; j += step {
+			ids.Compare = append(ids.Compare, vars[j])
 		}
 	}
 	if ids.VariantID == "" {

@@ -1,60 +1,35 @@
 package bench
 
 import (
-	"bytes"
 	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/vspec/catalogue/data/gen"
-	"github.com/vspec/catalogue/data/vocab"
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
-	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/loader"
+	"github.com/vspec/catalogue/loader/loadertest"
 )
 
 // smallServer serves a 1 % catalogue with unlimited limits and returns its
 // address, a free key, an apify key, the service and the snapshot bytes.
 func smallServer(t *testing.T) (addr, freeKey, apifyKey string, svc *httpd.Service, file []byte) {
 	t.Helper()
-	set, err := gen.Generate(vocab.Default(), gen.Options{Scale: 0.01, Seed: 3})
+	file, err := loadertest.Snapshot(gen.Options{Scale: 0.01, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := loader.Write(&buf, set); err != nil {
-		t.Fatal(err)
-	}
-	file = buf.Bytes()
 	cat, err := loader.FromBytes(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	state := t.TempDir()
-	keys, err := access.Open(filepath.Join(state, "state"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { keys.Close() })
-	if freeKey, _, err = keys.Create(access.PlanFree, access.StateActive, "", "test"); err != nil {
-		t.Fatal(err)
-	}
-	if apifyKey, _, err = keys.Create(access.PlanApify, access.StateActive, "", "test"); err != nil {
-		t.Fatal(err)
-	}
-	secret, err := publicid.LoadOrCreateSecret(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	codec, err := publicid.New(secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if svc, err = httpd.New(cat, httpd.Options{Codec: codec, Keys: keys, Limits: unlimited()}); err != nil {
+	opts := serviceOptions(t)
+	freeKey = newKey(t, opts.Keys, access.PlanFree, "test")
+	apifyKey = newKey(t, opts.Keys, access.PlanApify, "test")
+	if svc, err = httpd.New(cat, opts); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -125,12 +100,7 @@ func TestMixAgainstServer(t *testing.T) {
 }
 
 func TestHostPort(t *testing.T) {
-	f := func(in, want string) {
-		t.Helper()
-		if got := HostPort(in); got != want {
-			t.Errorf("HostPort(%q) = %q, want %q", in, got, want)
-		}
-	}
+	f := checkFunc(t, "HostPort", HostPort)
 	f("127.0.0.1:8080", "127.0.0.1:8080")
 	f("http://127.0.0.1:8080", "127.0.0.1:8080")
 	f("http://api.example:80/v1", "api.example:80")

@@ -88,7 +88,6 @@ func RunUnderReload[C any](cfg Config, routes []Route, plan ReloadPlan, decode f
 		return res, fmt.Errorf("no route to drive")
 	}
 	var (
-		wg       sync.WaitGroup
 		mu       sync.Mutex
 		samples  = make([][]sample, cfg.Concurrency)
 		start    = time.Now()
@@ -124,40 +123,31 @@ func RunUnderReload[C any](cfg Config, routes []Route, plan ReloadPlan, decode f
 			res.Swaps = append(res.Swaps, s)
 		}
 	}()
-	for w := 0; w < cfg.Concurrency; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			reqs := cfg.newRequests(paths)
-			defer releaseRequests(reqs)
-			resp := fasthttp.AcquireResponse()
-			defer fasthttp.ReleaseResponse(resp)
-			ss := make([]sample, 0, 1<<16)
-			for i := w * len(paths) / cfg.Concurrency; ; i++ {
-				t0 := time.Now()
-				if t0.After(deadline) {
-					break
-				}
-				req := reqs[i%len(reqs)]
-				err := client.Do(req, resp)
-				failed := err != nil || resp.StatusCode() != fasthttp.StatusOK
-				ss = append(ss, sample{at: int64(t0.Sub(start)), lat: int64(time.Since(t0)), failed: failed})
-				if failed {
-					mu.Lock()
-					if len(res.FirstErrors) < 10 {
-						what := fmt.Sprint(err)
-						if err == nil {
-							what = fmt.Sprintf("status %d: %.120s", resp.StatusCode(), resp.Body())
-						}
-						res.FirstErrors = append(res.FirstErrors, fmt.Sprintf("%.1fs GET %s: %s", t0.Sub(start).Seconds(), req.URI().RequestURI(), what))
-					}
-					mu.Unlock()
-				}
+	cfg.connections(paths, func(w int, reqs []*fasthttp.Request, resp *fasthttp.Response) {
+		ss := make([]sample, 0, 1<<16)
+		for i := w * len(paths) / cfg.Concurrency; ; i++ {
+			t0 := time.Now()
+			if t0.After(deadline) {
+				break
 			}
-			samples[w] = ss
-		}(w)
-	}
-	wg.Wait()
+			req := reqs[i%len(reqs)]
+			err := client.Do(req, resp)
+			failed := err != nil || resp.StatusCode() != fasthttp.StatusOK
+			ss = append(ss, sample{at: int64(t0.Sub(start)), lat: int64(time.Since(t0)), failed: failed})
+			if failed {
+				mu.Lock()
+				if len(res.FirstErrors) < 10 {
+					what := fmt.Sprint(err)
+					if err == nil {
+						what = fmt.Sprintf("status %d: %.120s", resp.StatusCode(), resp.Body())
+					}
+					res.FirstErrors = append(res.FirstErrors, fmt.Sprintf("%.1fs GET %s: %s", t0.Sub(start).Seconds(), req.URI().RequestURI(), what))
+				}
+				mu.Unlock()
+			}
+		}
+		samples[w] = ss
+	})
 	res.Duration = time.Since(start)
 	close(stop)
 	reloadWG.Wait()

@@ -8,15 +8,14 @@ import (
 	"testing"
 
 	"github.com/vspec/catalogue/data/gen"
-	"github.com/vspec/catalogue/data/vocab"
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/loader"
+	"github.com/vspec/catalogue/loader/loadertest"
 )
 
 var (
 	once sync.Once
 	cat  *engine.Catalogue
-	snap []byte
 )
 
 // small returns a catalogue of about 2,800 variants built through a real
@@ -24,15 +23,10 @@ var (
 func small(t testing.TB) *engine.Catalogue {
 	t.Helper()
 	once.Do(func() {
-		s, err := gen.Generate(vocab.Default(), gen.Options{Scale: 0.01, Seed: 11})
+		snap, err := loadertest.Snapshot(gen.Options{Scale: 0.01, Seed: 11})
 		if err != nil {
 			panic(err)
 		}
-		var b strings.Builder
-		if err := loader.Write(&b, s); err != nil {
-			panic(err)
-		}
-		snap = []byte(b.String())
 		if cat, err = loader.FromBytes(snap); err != nil {
 			panic(err)
 		}

@@ -13,19 +13,6 @@ import (
 // Sink keeps benchmark results alive.
 var Sink any
 
-func full(b *testing.B) (*engine.Catalogue, []byte) {
-	b.Helper()
-	file, err := loadertest.FullSnapshot()
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := loader.FromBytes(file)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return c, file
-}
-
 // BenchmarkCatalogueMemory reports the heap the full catalogue occupies and
 // what a full garbage collection costs while it is live (ns/op is one
 // runtime.GC). A pointer-free catalogue keeps that cost flat however large
@@ -55,7 +42,7 @@ func BenchmarkCatalogueMemory(b *testing.B) {
 }
 
 func BenchmarkVariantRow(b *testing.B) {
-	c, _ := full(b)
+	c := loadertest.Full(b)
 	ids := c.VarID
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -69,7 +56,7 @@ func BenchmarkVariantRow(b *testing.B) {
 }
 
 func BenchmarkAppendSpecLabels(b *testing.B) {
-	c, _ := full(b)
+	c := loadertest.Full(b)
 	de, _ := c.Locale("de")
 	first, end := c.VariantSpecs(5000)
 	buf := make([]byte, 0, 8192)
@@ -88,7 +75,7 @@ func BenchmarkAppendSpecLabels(b *testing.B) {
 // BenchmarkFilter measures the first page of filter queries on the full
 // catalogue: resolving, planning, intersecting and walking.
 func BenchmarkFilter(b *testing.B) {
-	c, _ := full(b)
+	c := loadertest.Full(b)
 	for _, tc := range []struct {
 		name string
 		q    query.Q

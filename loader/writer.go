@@ -88,76 +88,46 @@ func Encode(s *dataset.Set) []byte {
 	})
 	e.section("MODL", func() {
 		for _, m := range s.Models {
-			e.u32(m.ID)
-			e.u32(m.Brand)
-			e.str(m.Name)
-			e.str(m.Slug)
+			e.named(m.ID, m.Brand, m.Name, m.Slug)
 		}
 	})
 	e.section("GENR", func() {
 		for _, g := range s.Generations {
-			e.u32(g.ID)
-			e.u32(g.Model)
-			e.str(g.Name)
-			e.str(g.Slug)
+			e.named(g.ID, g.Model, g.Name, g.Slug)
 			e.u16(g.YearStart)
 			e.u16(g.YearEnd)
 		}
 	})
 	e.section("VARI", func() {
 		vs := s.Variants
-		for i := range vs {
-			e.u32(vs[i].ID)
-		}
-		for i := range vs {
-			e.u32(vs[i].Generation)
-		}
-		for i := range vs {
-			e.str(vs[i].Name)
-		}
-		for _, col := range []func(*dataset.Variant) uint8{
+		columns(vs, e.u32,
+			func(x *dataset.Variant) uint32 { return x.ID },
+			func(x *dataset.Variant) uint32 { return x.Generation })
+		columns(vs, e.str, func(x *dataset.Variant) string { return x.Name })
+		columns(vs, e.u8,
 			func(x *dataset.Variant) uint8 { return x.Fuel },
 			func(x *dataset.Variant) uint8 { return x.Body },
 			func(x *dataset.Variant) uint8 { return x.Drive },
-			func(x *dataset.Variant) uint8 { return x.Transmission },
-		} {
-			for i := range vs {
-				e.u8(col(&vs[i]))
-			}
-		}
-		for _, col := range []func(*dataset.Variant) int32{
+			func(x *dataset.Variant) uint8 { return x.Transmission })
+		columns(vs, e.i32,
 			func(x *dataset.Variant) int32 { return x.PowerHP },
 			func(x *dataset.Variant) int32 { return x.TorqueNM },
 			func(x *dataset.Variant) int32 { return x.TopSpeedKMH },
 			func(x *dataset.Variant) int32 { return x.Accel100 },
-			func(x *dataset.Variant) int32 { return x.BatteryKWh },
-		} {
-			for i := range vs {
-				e.i32(col(&vs[i]))
+			func(x *dataset.Variant) int32 { return x.BatteryKWh })
+		columns(vs, e.u8, func(x *dataset.Variant) uint8 {
+			if x.HasPrice {
+				return 1
 			}
-		}
-		for i := range vs {
-			b := uint8(0)
-			if vs[i].HasPrice {
-				b = 1
-			}
-			e.u8(b)
-		}
-		for i := range vs {
-			e.i32(vs[i].PriceEUR)
-		}
-		for i := range vs {
-			e.i32(vs[i].PriceAsOf)
-		}
-		for i := range vs {
-			e.i64(vs[i].SyncedAt)
-		}
-		for i := range vs {
-			e.uvarint(uint64(vs[i].SpecEnd - vs[i].SpecStart))
-		}
-		for i := range vs {
-			e.uvarint(uint64(vs[i].ImageEnd - vs[i].ImageStart))
-		}
+			return 0
+		})
+		columns(vs, e.i32,
+			func(x *dataset.Variant) int32 { return x.PriceEUR },
+			func(x *dataset.Variant) int32 { return x.PriceAsOf })
+		columns(vs, e.i64, func(x *dataset.Variant) int64 { return x.SyncedAt })
+		columns(vs, e.uvarint,
+			func(x *dataset.Variant) uint64 { return uint64(x.SpecEnd - x.SpecStart) },
+			func(x *dataset.Variant) uint64 { return uint64(x.ImageEnd - x.ImageStart) })
 	})
 	e.section("VALS", func() {
 		for r := range s.Variants {
@@ -193,6 +163,25 @@ func Encode(s *dataset.Set) []byte {
 	})
 	e.section("END!", func() {})
 	return e.b
+}
+
+// named writes the fields that model and generation rows begin with: the
+// row's id, its parent's id, its name and its slug.
+func (e *enc) named(id, parent uint32, name, slug string) {
+	e.u32(id)
+	e.u32(parent)
+	e.str(name)
+	e.str(slug)
+}
+
+// columns writes each field of every variant with put, one column after
+// another: VARI stores the variants column by column.
+func columns[T any](vs []dataset.Variant, put func(T), fields ...func(*dataset.Variant) T) {
+	for _, field := range fields {
+		for i := range vs {
+			put(field(&vs[i]))
+		}
+	}
 }
 
 // Write writes s as a snapshot to w. The output is a function of s alone.

@@ -26,18 +26,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { x402Client } from "@x402/core/client";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
-import { NETWORK, USDC, rows, failures, ledger, check, same, short, finish } from "./report.mjs";
+import { NETWORK, USDC, rows, failures, check, same, short, finish, commandLine, settlement } from "./report.mjs";
 
 const PRICES = { search_catalogue: "5000", filter_catalogue: "5000", get_specs_full: "50000", compare_full: "100000" };
 const PAYMENT = "x402/payment";
 const RESPONSE = "x402/payment-response";
 
-const [mcpURL, ledgerPath] = process.argv.slice(2);
-if (!mcpURL || !/^https?:\/\/.+\/mcp$/.test(mcpURL) || !process.env.PAYER_KEY) {
-  console.error("usage: PAYER_KEY=0x<private key> node mcp-pay.mjs http://HOST:PORT/mcp [LEDGER]");
-  process.exit(2);
-}
-const account = privateKeyToAccount(process.env.PAYER_KEY);
+const [mcpURL, ledgerPath, payerKey] = commandLine("mcp-pay.mjs", "mcp");
+const account = privateKeyToAccount(payerKey);
 const payer = new x402Client().register("eip155:*", new ExactEvmScheme(account));
 
 const json = (v, n = 400) => short(JSON.stringify(v), n);
@@ -120,19 +116,11 @@ async function sign(what, pr) {
 // settled checks the settlement of a paid result and books the charge.
 function settled(what, row, name, res, payment, pr) {
   const s = res._meta?.[RESPONSE];
-  const price = PRICES[name];
   if (!check(what, s && typeof s === "object", `no _meta["${RESPONSE}"] on the paid result; _meta ${json(res._meta)}`)) return;
   row.note = short(s.transaction);
-  check(what, s.success === true, `settlement success ${s.success} (${s.errorReason ?? ""})`);
-  check(what, s.network === NETWORK, `settlement network ${s.network}, want ${NETWORK}`);
-  check(what, same(s.payer, account.address), `settlement payer ${s.payer}, want ${account.address}`);
-  check(what, typeof s.transaction === "string" && s.transaction.length > 0, `settlement transaction ${JSON.stringify(s.transaction)}`);
-  if (s.amount !== undefined) check(what, s.amount === price, `settlement amount ${s.amount}, want ${price}`);
-  const auth = payment?.payload?.authorization ?? {};
-  check(what, payment?.accepted?.amount === price && auth.value === price, `the client signed ${auth.value} for accepted ${payment?.accepted?.amount}, want ${price}`);
-  check(what, same(auth.to, pr.accepts?.[0]?.payTo) && same(auth.from, account.address), `the authorization is from ${auth.from} to ${auth.to}`);
-  row.charged = s.amount ?? auth.value;
-  ledger.push({ op: `mcp ${name}`, url: `mcp://tool/${name}`, value: auth.value, from: auth.from, nonce: auth.nonce, transaction: s.transaction });
+  row.charged = settlement(what, s, {
+    price: PRICES[name], payment, payTo: pr.accepts?.[0]?.payTo, payer: account.address, op: `mcp ${name}`, url: `mcp://tool/${name}`,
+  });
 }
 
 // paid calls a tool outside the demo set: unpaid, the offer at the price;

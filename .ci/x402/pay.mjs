@@ -18,17 +18,13 @@ import { wrapFetchWithPayment, x402Client, x402HTTPClient, decodePaymentResponse
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
-import { NETWORK, USDC, rows, failures, ledger, check, same, short, finish } from "./report.mjs";
+import { NETWORK, USDC, rows, failures, check, same, short, finish, commandLine, settlement } from "./report.mjs";
 
 const PRICES = { specs: "50000", search: "5000", filter: "5000", compare: "100000" };
 const BOGUS_KEY = "vsc_apify_" + "0".repeat(48);
 
-const [base, ledgerPath] = process.argv.slice(2);
-if (!base || !/^https?:\/\/.+\/v1$/.test(base) || !process.env.PAYER_KEY) {
-  console.error("usage: PAYER_KEY=0x<private key> node pay.mjs http://HOST:PORT/v1 [LEDGER]");
-  process.exit(2);
-}
-const account = privateKeyToAccount(process.env.PAYER_KEY);
+const [base, ledgerPath, payerKey] = commandLine("pay.mjs", "v1");
+const account = privateKeyToAccount(payerKey);
 const client = new x402Client().register("eip155:*", new ExactEvmScheme(account));
 let signed = null; // the PaymentPayload the client created for the last request
 client.onAfterPaymentCreation(async ({ paymentPayload }) => {
@@ -37,6 +33,26 @@ client.onAfterPaymentCreation(async ({ paymentPayload }) => {
 const paidFetch = wrapFetchWithPayment(fetch, client);
 const http = new x402HTTPClient(client);
 
+
+// newRow adds the row of a call to the table and returns it.
+function newRow(op, path) {
+  const row = { op, path, offered: "-", status: "-", charged: "-", transaction: "-" };
+  rows.push(row);
+  return row;
+}
+
+// paying makes call, a request through the paying client, with no payment
+// signed yet. It returns the response, or null when the client threw (the
+// failure is recorded).
+async function paying(what, call) {
+  signed = null;
+  try {
+    return await call();
+  } catch (e) {
+    check(what, false, `the x402 client threw: ${e.message}`);
+    return null;
+  }
+}
 
 async function jsonBody(res) {
   const text = await res.text();
@@ -80,19 +96,12 @@ async function pay(op, path) {
   const url = base + path;
   const price = PRICES[op];
   const what = `${op} ${path}`;
-  const row = { op, path, offered: "-", status: "-", charged: "-", transaction: "-" };
-  rows.push(row);
+  const row = newRow(op, path);
   const a = await offer(what, url, price);
   if (!a) return null;
   row.offered = a.amount;
-  signed = null;
-  let res;
-  try {
-    res = await paidFetch(url);
-  } catch (e) {
-    check(what, false, `the x402 client threw: ${e.message}`);
-    return null;
-  }
+  const res = await paying(what, () => paidFetch(url));
+  if (!res) return null;
   row.status = res.status;
   const body = await jsonBody(res);
   const header = res.headers.get("PAYMENT-RESPONSE");
@@ -108,16 +117,7 @@ async function pay(op, path) {
     return body;
   }
   row.transaction = short(s.transaction);
-  check(what, s.success === true, `settlement success ${s.success} (${s.errorReason ?? ""})`);
-  check(what, s.network === NETWORK, `settlement network ${s.network}, want ${NETWORK}`);
-  check(what, same(s.payer, account.address), `settlement payer ${s.payer}, want ${account.address}`);
-  check(what, typeof s.transaction === "string" && s.transaction.length > 0, `settlement transaction ${JSON.stringify(s.transaction)}`);
-  if (s.amount !== undefined) check(what, s.amount === price, `settlement amount ${s.amount}, want ${price}`);
-  const auth = signed?.payload?.authorization ?? {};
-  check(what, signed?.accepted?.amount === price && auth.value === price, `the client signed ${auth.value} for accepted ${signed?.accepted?.amount}, want ${price}`);
-  check(what, same(auth.to, a.payTo) && same(auth.from, account.address), `the authorization is from ${auth.from} to ${auth.to}`);
-  row.charged = s.amount ?? auth.value;
-  ledger.push({ op, url, value: auth.value, from: auth.from, nonce: auth.nonce, transaction: s.transaction });
+  row.charged = settlement(what, s, { price, payment: signed, payTo: a.payTo, payer: account.address, op, url });
   return body;
 }
 
@@ -126,19 +126,12 @@ async function pay(op, path) {
 async function notServed(op, path, want) {
   const url = base + path;
   const what = `${op} ${path}`;
-  const row = { op, path, offered: "-", status: "-", charged: "-", transaction: "-" };
-  rows.push(row);
+  const row = newRow(op, path);
   const a = await offer(what, url, PRICES[op]);
   if (!a) return;
   row.offered = a.amount;
-  signed = null;
-  let res;
-  try {
-    res = await paidFetch(url);
-  } catch (e) {
-    check(what, false, `the x402 client threw: ${e.message}`);
-    return;
-  }
+  const res = await paying(what, () => paidFetch(url));
+  if (!res) return;
   row.status = res.status;
   const body = await jsonBody(res);
   check(what, signed, "the client created no payment (the retry carried none)");
@@ -153,8 +146,7 @@ async function notServed(op, path, want) {
 async function replay(op, path, payload) {
   const url = base + path;
   const what = `replay ${path}`;
-  const row = { op: "replay", path, offered: "-", status: "-", charged: "-", transaction: "-" };
-  rows.push(row);
+  const row = newRow("replay", path);
   if (!check(what, payload, "no earlier payment to replay")) return;
   const res = await fetch(url, { headers: http.encodePaymentSignatureHeader(payload) });
   row.status = res.status;
@@ -175,16 +167,9 @@ async function replay(op, path, payload) {
 async function badKey(op, path) {
   const url = base + path;
   const what = `bad key ${path}`;
-  const row = { op: `${op}+badkey`, path, offered: "-", status: "-", charged: "-", transaction: "-" };
-  rows.push(row);
-  signed = null;
-  let res;
-  try {
-    res = await paidFetch(url, { headers: { "X-Api-Key": BOGUS_KEY } });
-  } catch (e) {
-    check(what, false, `the x402 client threw: ${e.message}`);
-    return;
-  }
+  const row = newRow(`${op}+badkey`, path);
+  const res = await paying(what, () => paidFetch(url, { headers: { "X-Api-Key": BOGUS_KEY } }));
+  if (!res) return;
   row.status = res.status;
   await res.text();
   check(what, res.status === 401, `a request with an unknown API key answered ${res.status}, want 401`);

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,19 +12,20 @@ import (
 	"github.com/vspec/catalogue/loader/progress"
 )
 
+const diffHelp = `usage: catalogue diff [-modules LIST] [-languages LIST] [-brands SLUGS] -o CHANGES OLD NEW
+       catalogue diff -apply CHANGES -o NEWDIR OLDDIR
+
+The first form writes the update subscription's change file (JSON Lines) between the exports of two
+snapshots with the same options: a header line (both snapshots' identities, the options, counts per table,
+the new tables' schemas), then one line per added, changed (with the changed fields) or removed record,
+keyed on stable ids. It prints the counts.
+
+The second form applies a change file to the export in OLDDIR (made from the change file's OLD snapshot
+with the same options) and writes the resulting export into NEWDIR: byte for byte the export of NEW.
+`
+
 func runDiff(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: catalogue diff [-modules LIST] [-languages LIST] [-brands SLUGS] -o CHANGES OLD NEW\n"+
-			"       catalogue diff -apply CHANGES -o NEWDIR OLDDIR\n\n"+
-			"The first form writes the update subscription's change file (JSON Lines) between the exports of two\n"+
-			"snapshots with the same options: a header line (both snapshots' identities, the options, counts per table,\n"+
-			"the new tables' schemas), then one line per added, changed (with the changed fields) or removed record,\n"+
-			"keyed on stable ids. It prints the counts.\n\n"+
-			"The second form applies a change file to the export in OLDDIR (made from the change file's OLD snapshot\n"+
-			"with the same options) and writes the resulting export into NEWDIR: byte for byte the export of NEW.")
-		fs.PrintDefaults()
-	}
+	fs := commandFlags("diff", diffHelp)
 	ef := addExportFlags(fs)
 	out := fs.String("o", "", "change file to write, or with -apply the export directory to create (required)")
 	apply := fs.String("apply", "", "change file to apply to the export directory given as the argument")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -68,24 +67,20 @@ func loadTimed(path string) (*engine.Catalogue, error) {
 	return c, nil
 }
 
+const exportHelp = `usage: catalogue export [-modules LIST] [-languages LIST] [-brands SLUGS] [-j N] -o DIR SNAPSHOT
+
+Writes the licensed export of SNAPSHOT into DIR (created; it must not exist or be empty): csv/ and jsonl/
+with one file per table, README.txt describing the layout, and manifest.json with the snapshot identity,
+options, counts and the SHA-256 of every file. The same snapshot and options give identical files.
+`
+
 func runExport(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: catalogue export [-modules LIST] [-languages LIST] [-brands SLUGS] [-j N] -o DIR SNAPSHOT\n\n"+
-			"Writes the licensed export of SNAPSHOT into DIR (created; it must not exist or be empty): csv/ and jsonl/\n"+
-			"with one file per table, README.txt describing the layout, and manifest.json with the snapshot identity,\n"+
-			"options, counts and the SHA-256 of every file. The same snapshot and options give identical files.")
-		fs.PrintDefaults()
-	}
+	fs := commandFlags("export", exportHelp)
 	ef := addExportFlags(fs)
 	out := fs.String("o", "", "export directory to create (required)")
 	workers := fs.Int("j", 0, "tables written at once; 0 means one per CPU (the files are the same whatever the number)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, 1, "-o DIR and exactly one SNAPSHOT are required", out); err != nil {
 		return err
-	}
-	if *out == "" || fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("-o DIR and exactly one SNAPSHOT are required")
 	}
 	c, err := loadTimed(fs.Arg(0))
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,12 +19,8 @@ func runGen(args []string, _ io.Writer) error {
 	seed := fs.Uint64("seed", 1, "generator seed; the same seed gives byte-identical snapshots")
 	cdn := fs.String("cdn", "https://cdn.vspec.example/img", "base URL of image URLs")
 	out := fs.String("o", "", "snapshot file to write (required)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, 0, "-o FILE is required and no other arguments are accepted", out); err != nil {
 		return err
-	}
-	if *out == "" || fs.NArg() != 0 {
-		fs.Usage()
-		return errors.New("-o FILE is required and no other arguments are accepted")
 	}
 	start := time.Now()
 	bar := progress.New(os.Stderr, "generating")

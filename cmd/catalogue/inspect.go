@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -62,12 +61,8 @@ type demoRow struct {
 func runInspect(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of tables")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, 1, "exactly one snapshot FILE is required"); err != nil {
 		return err
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("exactly one snapshot FILE is required")
 	}
 	start := time.Now()
 	stop := progress.Phase(os.Stderr, "loading "+fs.Arg(0))

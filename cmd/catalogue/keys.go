@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -24,15 +22,10 @@ The commands work on the state directory while the server is stopped; while
 it runs, use its admin API (-admin.listen) instead.`
 
 func runKeys(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(strings.TrimSpace(keysUsage))
+	fs, state, err := subcommand("keys", keysUsage, args, stdout)
+	if err != nil {
+		return err
 	}
-	if isHelp(args[0]) {
-		fmt.Fprintln(stdout, strings.TrimSpace(keysUsage))
-		return flag.ErrHelp
-	}
-	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
-	state := fs.String("state", "state", "the server's state directory")
 	plan := fs.String("plan", "", "plan of the new key: apify (full catalogue, raw ids) or demo (40 cars); free is deprecated (see -allow-deprecated)")
 	allowDeprecated := fs.Bool("allow-deprecated", false, "allow -plan free, deprecated and no longer issued: only to migrate a key granted by hand")
 	email := fs.String("email", "", "email address of the key's holder")

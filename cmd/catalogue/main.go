@@ -85,6 +85,52 @@ func usage() {
 	fmt.Fprintln(os.Stderr, "\nRun \"catalogue COMMAND -h\" for the flags of a command, \"catalogue -version\" for the build.")
 }
 
+// commandFlags returns the flag set of a command whose usage is help
+// followed by the flags and their defaults.
+func commandFlags(name, help string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), help)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseArgs parses a command's flags and then wants exactly n arguments
+// and a value for each required flag: otherwise it prints the usage and
+// fails with want.
+func parseArgs(fs *flag.FlagSet, args []string, n int, want string, required ...*string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ok := fs.NArg() == n
+	for _, r := range required {
+		ok = ok && *r != ""
+	}
+	if !ok {
+		fs.Usage()
+		return errors.New(want)
+	}
+	return nil
+}
+
+// subcommand starts a command made of subcommands (keys, payments) whose
+// usage is usage: with no argument it fails with the usage, with a help
+// argument it prints it; otherwise it returns the flag set of subcommand
+// args[0] with the -state flag that every subcommand takes.
+func subcommand(name, usage string, args []string, stdout io.Writer) (fs *flag.FlagSet, state *string, err error) {
+	usage = strings.TrimSpace(usage)
+	if len(args) == 0 {
+		return nil, nil, errors.New(usage)
+	}
+	if isHelp(args[0]) {
+		fmt.Fprintln(stdout, usage)
+		return nil, nil, flag.ErrHelp
+	}
+	fs = flag.NewFlagSet(name+" "+args[0], flag.ContinueOnError)
+	return fs, fs.String("state", "state", "the server's state directory"), nil
+}
+
 // isHelp reports whether a command's first argument asks for its usage.
 func isHelp(arg string) bool {
 	switch arg {

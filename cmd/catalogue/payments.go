@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -34,15 +33,10 @@ The commands work on the state directory while the server is stopped: a
 running catalogued holds payments.db.`
 
 func runPayments(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(strings.TrimSpace(paymentsUsage))
+	fset, state, err := subcommand("payments", paymentsUsage, args, stdout)
+	if err != nil {
+		return err
 	}
-	if isHelp(args[0]) {
-		fmt.Fprintln(stdout, strings.TrimSpace(paymentsUsage))
-		return flag.ErrHelp
-	}
-	fset := flag.NewFlagSet("payments "+args[0], flag.ContinueOnError)
-	state := fset.String("state", "state", "the server's state directory")
 	all := fset.Bool("all", false, "list: every recorded payment, resolved ones too, not only those of unknown outcome")
 	asJSON := fset.Bool("json", false, "list: print JSON instead of a table")
 	tx := fset.String("tx", "", "resolve settled: the settlement's transaction hash")

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
 
 	"github.com/vspec/catalogue/cmd/catalogue/export"
@@ -36,11 +34,7 @@ The share comes from -share, or is measured: -snapshot with -brands counts the b
 `
 
 func runQuote(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("quote", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), quoteHelp)
-		fs.PrintDefaults()
-	}
+	fs := commandFlags("quote", quoteHelp)
 	ef := addExportFlags(fs)
 	share := fs.Float64("share", 0, "the subset's share of the catalogue's variants, in (0, 1]; 0 means the whole catalogue")
 	snapshot := fs.String("snapshot", "", "snapshot to measure the share of the -brands subset in")
@@ -48,12 +42,8 @@ func runQuote(args []string, stdout io.Writer) error {
 	display := fs.Bool("display", false, "public-display licence (twice the export price) instead of internal use")
 	updates := fs.String("updates", "none", "update subscription billing: none, annual (10 months' price a year, in advance) or quarterly")
 	asJSON := fs.Bool("json", false, "print the quote as one JSON object")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, 0, "quote takes no arguments"); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return errors.New("quote takes no arguments")
 	}
 	opts := ef.options()
 	req := export.QuoteRequest{Modules: opts.Modules, Languages: opts.Languages, Share: *share, Display: *display}

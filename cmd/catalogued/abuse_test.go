@@ -244,76 +244,70 @@ func TestAbuseSlowClients(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	closedByServer := make(chan bool, 100)
+	// clients runs n clients at once, client i on a connection from
+	// 127.0.0.(first+i%spread), each until talk returns.
+	clients := func(n, first, spread int, talk func(i int, c net.Conn)) {
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := dialFrom("127.0.0."+strconv.Itoa(first+i%spread), s.addr)
+				if err != nil {
+					return
+				}
+				defer c.Close()
+				talk(i, c)
+			}()
+		}
+	}
+	// pause waits 100 ms and reports whether the clients are to go on.
+	pause := func() bool {
+		select {
+		case <-stop:
+			return false
+		case <-time.After(100 * time.Millisecond):
+			return true
+		}
+	}
 	// Slowloris: 50 connections sending a header byte every 100 ms.
-	for i := range 50 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := dialFrom("127.0.0.4", s.addr)
-			if err != nil {
+	clients(50, 4, 1, func(i int, c net.Conn) {
+		msg := "GET /v1/health HTTP/1.1\r\nHost: x\r\n" + strings.Repeat("X-Slow: "+strconv.Itoa(i)+"\r\n", 100)
+		for j := range len(msg) {
+			if !pause() {
 				return
 			}
-			defer c.Close()
-			msg := "GET /v1/health HTTP/1.1\r\nHost: x\r\n" + strings.Repeat("X-Slow: "+strconv.Itoa(i)+"\r\n", 100)
-			for j := range len(msg) {
-				select {
-				case <-stop:
-					return
-				case <-time.After(100 * time.Millisecond):
-				}
-				if _, err := c.Write([]byte{msg[j]}); err != nil {
-					closedByServer <- true // the read timeout works
-					return
-				}
+			if _, err := c.Write([]byte{msg[j]}); err != nil {
+				closedByServer <- true // the read timeout works
+				return
 			}
-		}()
-	}
+		}
+	})
 	// Slow uploads: 400 connections announcing 4 MiB key requests, and 400
 	// chunked ones trickling 1 KiB every 100 ms towards 4 MiB.
 	var refusedAtHeader int64
 	var mu sync.Mutex
-	for i := range 400 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := dialFrom("127.0.0."+strconv.Itoa(10+i%8), s.addr)
-			if err != nil {
+	clients(400, 10, 8, func(_ int, c net.Conn) {
+		fmt.Fprintf(c, "POST /v1/keys/demo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", 4<<20)
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		if strings.HasPrefix(line, "HTTP/1.1 413") {
+			mu.Lock()
+			refusedAtHeader++
+			mu.Unlock()
+		}
+	})
+	clients(400, 20, 8, func(_ int, c net.Conn) {
+		io.WriteString(c, "POST /v1/keys/demo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+		chunk := "400\r\n" + strings.Repeat("x", 1024) + "\r\n"
+		for range 40 {
+			if !pause() {
 				return
 			}
-			defer c.Close()
-			fmt.Fprintf(c, "POST /v1/keys/demo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", 4<<20)
-			c.SetReadDeadline(time.Now().Add(5 * time.Second))
-			line, _ := bufio.NewReader(c).ReadString('\n')
-			if strings.HasPrefix(line, "HTTP/1.1 413") {
-				mu.Lock()
-				refusedAtHeader++
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range 400 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := dialFrom("127.0.0."+strconv.Itoa(20+i%8), s.addr)
-			if err != nil {
+			if _, err := io.WriteString(c, chunk); err != nil {
 				return
 			}
-			defer c.Close()
-			io.WriteString(c, "POST /v1/keys/demo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
-			chunk := "400\r\n" + strings.Repeat("x", 1024) + "\r\n"
-			for range 40 {
-				select {
-				case <-stop:
-					return
-				case <-time.After(100 * time.Millisecond):
-				}
-				if _, err := io.WriteString(c, chunk); err != nil {
-					return
-				}
-			}
-		}()
-	}
+		}
+	})
 	time.Sleep(time.Second)
 	codes, lat := p99(t, client(), s.addr, 300)
 	rss := s.rssMB(t)

@@ -106,36 +106,31 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 
 	checkLogFlags(bad)
 
-	// Addresses.
-	checkAddr := func(name, v string, dial bool, want string) {
-		if v == "" && name != "listen" {
-			return // disables the listener, or uses the default
+	// Addresses and URLs: check reports flag name when its value v is not
+	// valid, saying what is wanted; an empty value is left alone where
+	// empty is true (it disables a listener or uses the default).
+	check := func(name, v string, empty bool, valid func(string) error, want string) {
+		if v == "" && empty {
+			return
 		}
-		if err := hostPort(v, dial); err != nil {
+		if err := valid(v); err != nil {
 			bad(name, "want %s (%v)", want, err)
 		}
 	}
-	checkAddr("listen", *listenAddr, false, "a TCP address host:port to listen on, like 127.0.0.1:8080 or :8080")
-	checkAddr("admin.listen", *adminListen, false, "a TCP address host:port, like 127.0.0.1:8081, or empty to disable the admin API")
-	checkAddr("mcp.listen", *mcpListen, false, "a TCP address host:port, like 127.0.0.1:8090, or empty to disable the MCP server")
-	checkAddr("mail.smtp", *mailSMTP, true, "host:port of the SMTP relay, like smtp.example.com:587, or empty to write messages to -mail.outbox")
-	checkAddr("dns.server", *dnsServer, true, "host:port of a DNS server, like 192.0.2.53:53, or empty for the system resolver")
-
-	// URLs.
-	checkURL := func(name, v string, optional bool, example string) {
-		if v == "" && optional {
-			return
-		}
-		if err := absoluteURL(v); err != nil {
-			bad(name, "want an absolute http(s) URL like %s (%v)", example, err)
-		}
-	}
-	checkURL("http.publicURL", *publicURL, true, "https://api.example.com/v1")
-	checkURL("mcp.publicURL", *mcpPublicURL, true, "https://agents.example.com/mcp")
-	checkURL("upgrade.url", *upgradeURL, false, "https://example.com/pricing")
-	checkURL("licensing.url", *licensingURL, false, "https://example.com/licensing")
-	checkURL("x402.facilitator", *facilitatorURL, true, "https://x402.org/facilitator")
-	checkURL("images.cdnBase", *cdnBase, true, "https://cdn.example.com/img")
+	listen := func(v string) error { return hostPort(v, false) }
+	dial := func(v string) error { return hostPort(v, true) }
+	check("listen", *listenAddr, false, listen, "a TCP address host:port to listen on, like 127.0.0.1:8080 or :8080")
+	check("admin.listen", *adminListen, true, listen, "a TCP address host:port, like 127.0.0.1:8081, or empty to disable the admin API")
+	check("mcp.listen", *mcpListen, true, listen, "a TCP address host:port, like 127.0.0.1:8090, or empty to disable the MCP server")
+	check("mail.smtp", *mailSMTP, true, dial, "host:port of the SMTP relay, like smtp.example.com:587, or empty to write messages to -mail.outbox")
+	check("dns.server", *dnsServer, true, dial, "host:port of a DNS server, like 192.0.2.53:53, or empty for the system resolver")
+	url := func(example string) string { return "an absolute http(s) URL like " + example }
+	check("http.publicURL", *publicURL, true, absoluteURL, url("https://api.example.com/v1"))
+	check("mcp.publicURL", *mcpPublicURL, true, absoluteURL, url("https://agents.example.com/mcp"))
+	check("upgrade.url", *upgradeURL, false, absoluteURL, url("https://example.com/pricing"))
+	check("licensing.url", *licensingURL, false, absoluteURL, url("https://example.com/licensing"))
+	check("x402.facilitator", *facilitatorURL, true, absoluteURL, url("https://x402.org/facilitator"))
+	check("images.cdnBase", *cdnBase, true, absoluteURL, url("https://cdn.example.com/img"))
 	if strings.HasSuffix(*cdnBase, "/") {
 		bad("images.cdnBase", "want the base URL without a trailing slash, like https://cdn.example.com/img")
 	}

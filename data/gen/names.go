@@ -267,23 +267,7 @@ func bmwCode(model string, c *car) string {
 	case "plug_in_hybrid":
 		suffix = "e"
 	}
-	cls := 18
-	switch {
-	case c.kw >= 270:
-		cls = 50
-	case c.kw >= 220:
-		cls = 40
-	case c.kw >= 170:
-		cls = 35
-	case c.kw >= 130:
-		cls = 30
-	case c.kw >= 100:
-		cls = 20
-	case c.kw >= 80:
-		cls = 18
-	default:
-		cls = 16
-	}
+	cls := climb(c.kw, bmwClasses, 16)
 	if model != "" && model[0] >= '1' && model[0] <= '8' {
 		return fmt.Sprintf("%c%d%s", model[0], cls, suffix)
 	}
@@ -314,25 +298,32 @@ func mercedesCode(model string, c *car) string {
 	return code
 }
 
-func audiPowerClass(kw float64) string {
-	switch {
-	case kw >= 320:
-		return "60"
-	case kw >= 250:
-		return "55"
-	case kw >= 210:
-		return "50"
-	case kw >= 169:
-		return "45"
-	case kw >= 125:
-		return "40"
-	case kw >= 110:
-		return "35"
-	case kw >= 81:
-		return "30"
-	}
-	return "25"
+// rung is a step of a ladder of classes: class applies from from on.
+type rung[T any] struct {
+	from  float64
+	class T
 }
+
+// climb returns the class of the highest rung that x reaches, the rungs
+// given from the top down; below them all, bottom.
+func climb[T any](x float64, rungs []rung[T], bottom T) T {
+	for _, r := range rungs {
+		if x >= r.from {
+			return r.class
+		}
+	}
+	return bottom
+}
+
+// bmwClasses are the numbers of BMW model codes (the 30 of 330i) by the
+// least power in kW that earns them; below 80 kW it is 16.
+var bmwClasses = []rung[int]{{270, 50}, {220, 40}, {170, 35}, {130, 30}, {100, 20}, {80, 18}}
+
+// audiPowerClasses are Audi's power badges (the 45 of 45 TFSI) by the least
+// power in kW that earns them; below 81 kW it is 25.
+var audiPowerClasses = []rung[string]{{320, "60"}, {250, "55"}, {210, "50"}, {169, "45"}, {125, "40"}, {110, "35"}, {81, "30"}}
+
+func audiPowerClass(kw float64) string { return climb(kw, audiPowerClasses, "25") }
 
 func volvoCode(c *car) string {
 	n := max(2, min(8, int(c.kw/40)))

@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -190,23 +191,15 @@ func euroNorm(year int) string {
 	return "euro6e"
 }
 
-func co2Class(co2 float64) string {
-	switch {
-	case co2 <= 0:
-		return "a"
-	case co2 <= 95:
-		return "b"
-	case co2 <= 115:
-		return "c"
-	case co2 <= 135:
-		return "d"
-	case co2 <= 155:
-		return "e"
-	case co2 <= 175:
-		return "f"
-	}
-	return "g"
-}
+// co2Ceilings are the highest emissions (g/km) of the CO2 classes a to f
+// (co2Classes); above them all is class g.
+var (
+	co2Ceilings = []float64{0, 95, 115, 135, 155, 175}
+	co2Classes  = []string{"a", "b", "c", "d", "e", "f", "g"}
+)
+
+// co2Class is the class of the first ceiling that co2 does not exceed.
+func co2Class(co2 float64) string { return co2Classes[sort.SearchFloat64s(co2Ceilings, co2)] }
 
 // valueFns computes every spec whose hint is "fn". Numbers are returned in
 // the spec's unit; the caller scales them.

@@ -168,14 +168,7 @@ func Simplify(q Q) Q {
 			}
 			kids = append(kids, c)
 		}
-		switch len(kids) {
-		case 0:
-			return Const{true}
-		case 1:
-			return kids[0]
-		}
-		sortByText(kids)
-		return And{kids}
+		return join[And](kids, true)
 	case Or:
 		var kids []Q
 		for _, c := range q.Children {
@@ -192,14 +185,7 @@ func Simplify(q Q) Q {
 			}
 			kids = append(kids, c)
 		}
-		switch len(kids) {
-		case 0:
-			return Const{false}
-		case 1:
-			return kids[0]
-		}
-		sortByText(kids)
-		return Or{kids}
+		return join[Or](kids, false)
 	case Not:
 		switch c := Simplify(q.Child).(type) {
 		case Not:
@@ -215,6 +201,26 @@ func Simplify(q Q) Q {
 		}
 	}
 	return q
+}
+
+// junction is And or Or.
+type junction interface {
+	And | Or
+	Q
+}
+
+// join ends the simplification of an And or an Or (T) whose simplified
+// children are kids: no child left is the operator's identity, a single
+// child stands for itself, and more are sorted by their text.
+func join[T junction](kids []Q, identity bool) Q {
+	switch len(kids) {
+	case 0:
+		return Const{identity}
+	case 1:
+		return kids[0]
+	}
+	sortByText(kids)
+	return T{kids}
 }
 
 // sortByText sorts qs by their canonical text, each text printed once.

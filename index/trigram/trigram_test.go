@@ -10,42 +10,35 @@ import (
 
 func fmtScore(s float32) string { return strconv.FormatFloat(float64(s), 'g', -1, 64) }
 
-// Values from ../shared/reference/trigram.md, each checked on PostgreSQL 15.
-func TestWordSimilarityPG(t *testing.T) {
-	f := func(q, text, want string) {
-		t.Helper()
-		if got := fmtScore(WordSimilarity(q, text)); got != want {
-			t.Errorf("word_similarity(%q, %q) = %s, want %s", q, text, got, want)
+// TestScoresPG checks word_similarity and similarity against values from
+// ../shared/reference/trigram.md, each checked on PostgreSQL 15.
+func TestScoresPG(t *testing.T) {
+	scores := map[string]func(a, b string) float32{"word_similarity": WordSimilarity, "similarity": Similarity}
+	for _, c := range []struct{ fn, a, b, want string }{
+		{"word_similarity", "word", "two words", "0.800000011920929"},
+		{"word_similarity", "gol", "Volkswagen Golf GTI", "0.75"},
+		{"word_similarity", "golf", "Volkswagen Golf GTI", "1"},
+		{"word_similarity", "gti golf", "Volkswagen Golf GTI", "1"},
+		{"word_similarity", "golf gti", "Volkswagen Golf 1.5 TSI GTI", "0.625"},
+		{"word_similarity", "volkswagen gof", "Volkswagen Golf GTI", "0.8666666746139526"},
+		{"word_similarity", "vw golf", "Volkswagen Golf GTI", "0.625"},
+		// The greedy extent search of iterate_word_similarity, not the
+		// exhaustive maximum (0.32).
+		{"word_similarity", "Audi A4 Avat 2.0", "Fiat 500 2.0 TDI 300 Automatik Plus Plus", "0.3181818127632141"},
+		{"word_similarity", "", "golf", "0"},
+		{"word_similarity", "golf", "", "0"},
+		{"word_similarity", "!!!", "golf", "0"},
+		{"similarity", "Volkswagen Golf", "golf", "0.3125"},
+		{"similarity", "word", "two words", "0.3636363744735718"},
+		{"similarity", "ŠKODA", "škoda", "1"},
+		{"similarity", "Škoda", "skoda", "0.3333333432674408"},
+		{"similarity", "Citroën", "citroen", "0.4545454680919647"},
+		{"similarity", "Straße", "STRASSE", "0.3636363744735718"},
+	} {
+		if got := fmtScore(scores[c.fn](c.a, c.b)); got != c.want {
+			t.Errorf("%s(%q, %q) = %s, want %s", c.fn, c.a, c.b, got, c.want)
 		}
 	}
-	f("word", "two words", "0.800000011920929")
-	f("gol", "Volkswagen Golf GTI", "0.75")
-	f("golf", "Volkswagen Golf GTI", "1")
-	f("gti golf", "Volkswagen Golf GTI", "1")
-	f("golf gti", "Volkswagen Golf 1.5 TSI GTI", "0.625")
-	f("volkswagen gof", "Volkswagen Golf GTI", "0.8666666746139526")
-	f("vw golf", "Volkswagen Golf GTI", "0.625")
-	// The greedy extent search of iterate_word_similarity, not the
-	// exhaustive maximum (0.32).
-	f("Audi A4 Avat 2.0", "Fiat 500 2.0 TDI 300 Automatik Plus Plus", "0.3181818127632141")
-	f("", "golf", "0")
-	f("golf", "", "0")
-	f("!!!", "golf", "0")
-}
-
-func TestSimilarityPG(t *testing.T) {
-	f := func(a, b, want string) {
-		t.Helper()
-		if got := fmtScore(Similarity(a, b)); got != want {
-			t.Errorf("similarity(%q, %q) = %s, want %s", a, b, got, want)
-		}
-	}
-	f("Volkswagen Golf", "golf", "0.3125")
-	f("word", "two words", "0.3636363744735718")
-	f("ŠKODA", "škoda", "1")
-	f("Škoda", "skoda", "0.3333333432674408")
-	f("Citroën", "citroen", "0.4545454680919647")
-	f("Straße", "STRASSE", "0.3636363744735718")
 }
 
 func TestShowTrgm(t *testing.T) {

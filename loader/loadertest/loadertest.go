@@ -8,9 +8,11 @@ import (
 	"bytes"
 	"os"
 	"sync"
+	"testing"
 
 	"github.com/vspec/catalogue/data/gen"
 	"github.com/vspec/catalogue/data/vocab"
+	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/loader"
 )
 
@@ -27,14 +29,34 @@ func FullSnapshot() ([]byte, error) {
 			file, err = os.ReadFile(p)
 			return
 		}
-		s, e := gen.Generate(vocab.Default(), gen.Options{})
-		if e != nil {
-			err = e
-			return
-		}
-		var buf bytes.Buffer
-		err = loader.Write(&buf, s)
-		file = buf.Bytes()
+		file, err = Snapshot(gen.Options{})
 	})
 	return file, err
+}
+
+// Full decodes a fresh catalogue from FullSnapshot, failing tb when either
+// step fails.
+func Full(tb testing.TB) *engine.Catalogue {
+	tb.Helper()
+	file, err := FullSnapshot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := loader.FromBytes(file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// Snapshot generates the catalogue of opts and returns it as snapshot
+// bytes.
+func Snapshot(opts gen.Options) ([]byte, error) {
+	s, err := gen.Generate(vocab.Default(), opts)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	err = loader.Write(&buf, s)
+	return buf.Bytes(), err
 }

@@ -159,6 +159,48 @@ func col(name string, t Type, label, desc string) Column {
 	return Column{Name: name, Type: t, Desc: desc, Labels: []string{label}}
 }
 
+// keyCols are the first columns of the model, generation and variant
+// tables: the row's own id (desc describes it), then the ids of its
+// parents, nearest first; of and parents are singular table names.
+func keyCols(of, desc string, parents ...string) []Column {
+	cols := []Column{col(of+"_id", TypeInt, title(of)+" id", desc)}
+	for _, p := range parents {
+		cols = append(cols, col(p+"_id", TypeInt, title(p)+" id", fmt.Sprintf("%s of the %s (%ss.%s_id).", title(p), of, p, p)))
+	}
+	return cols
+}
+
+// nameCols are the name and slug columns of the model and generation
+// tables; a slug is unique among the children of the row's parent.
+func nameCols(of, parent string) []Column {
+	return []Column{
+		col("name", TypeText, "Name", "Name of the "+of+"."),
+		col("slug", TypeText, "Slug", "URL slug of the "+of+", unique within its "+parent+"."),
+	}
+}
+
+// title is word with its first letter in upper case.
+func title(word string) string { return strings.ToUpper(word[:1]) + word[1:] }
+
+// variantRef is the key column of the tables of a variant's values (the
+// modules, images, confidence): the variant's id.
+func variantRef() Column {
+	return col("variant_id", TypeInt, "Variant id", "Variant (variants.variant_id).")
+}
+
+// modelKeys writes the key cells of model m: its id and its brand's.
+func (p *Plan) modelKeys(r *Row, m uint32) {
+	r.uint(p.c.ModelID[m])
+	r.uint(p.c.BrandID[p.c.ModelBrand[m]])
+}
+
+// generationKeys writes the key cells of generation g: its id, its
+// model's and its brand's.
+func (p *Plan) generationKeys(r *Row, g uint32) {
+	r.uint(p.c.GenID[g])
+	p.modelKeys(r, p.c.GenModel[g])
+}
+
 // The Var columns that are authoritative over spec values of the same key:
 // a variant with no spec rows still has its fuel, body, drive, transmission
 // and list-price snapshot.
@@ -350,16 +392,10 @@ func (p *Plan) brandTable() *Table {
 
 func (p *Plan) modelTable() *Table {
 	c := p.c
-	cols := []Column{
-		col("model_id", TypeInt, "Model id", "Stable id of the model."),
-		col("brand_id", TypeInt, "Brand id", "Brand of the model (brands.brand_id)."),
-		col("name", TypeText, "Name", "Name of the model."),
-		col("slug", TypeText, "Slug", "URL slug of the model, unique within its brand."),
-	}
+	cols := append(keyCols("model", "Stable id of the model.", "brand"), nameCols("model", "brand")...)
 	return rowTable("models", Catalogue, "one row per model", cols, len(p.models), func(i int, r *Row) {
 		m := p.models[i]
-		r.uint(c.ModelID[m])
-		r.uint(c.BrandID[c.ModelBrand[m]])
+		p.modelKeys(r, m)
 		r.bytes(c.ModelName.Bytes(m))
 		r.bytes(c.ModelSlug.Bytes(m))
 	})
@@ -367,21 +403,13 @@ func (p *Plan) modelTable() *Table {
 
 func (p *Plan) generationTable() *Table {
 	c := p.c
-	cols := []Column{
-		col("generation_id", TypeInt, "Generation id", "Stable id of the generation."),
-		col("model_id", TypeInt, "Model id", "Model of the generation (models.model_id)."),
-		col("brand_id", TypeInt, "Brand id", "Brand of the generation (brands.brand_id)."),
-		col("name", TypeText, "Name", "Name of the generation."),
-		col("slug", TypeText, "Slug", "URL slug of the generation, unique within its model."),
+	cols := slices.Concat(keyCols("generation", "Stable id of the generation.", "model", "brand"), nameCols("generation", "model"), []Column{
 		col("year_start", TypeInt, "First year", "First production year."),
 		col("year_end", TypeInt, "Last year", "Last production year; empty while the generation is in production."),
-	}
+	})
 	return rowTable("generations", Catalogue, "one row per generation", cols, len(p.gens), func(i int, r *Row) {
 		g := p.gens[i]
-		m := c.GenModel[g]
-		r.uint(c.GenID[g])
-		r.uint(c.ModelID[m])
-		r.uint(c.BrandID[c.ModelBrand[m]])
+		p.generationKeys(r, g)
 		r.bytes(c.GenName.Bytes(g))
 		r.bytes(c.GenSlug.Bytes(g))
 		r.int(int64(c.GenYearStart[g]))
@@ -395,13 +423,8 @@ func (p *Plan) generationTable() *Table {
 
 func (p *Plan) variantTable() *Table {
 	c := p.c
-	cols := []Column{
-		col("variant_id", TypeInt, "Variant id", "Stable id of the variant: the key of every variant-level table."),
-		col("generation_id", TypeInt, "Generation id", "Generation of the variant (generations.generation_id)."),
-		col("model_id", TypeInt, "Model id", "Model of the variant (models.model_id)."),
-		col("brand_id", TypeInt, "Brand id", "Brand of the variant (brands.brand_id)."),
-		col("name", TypeText, "Name", "Display name of the variant."),
-	}
+	cols := append(keyCols("variant", "Stable id of the variant: the key of every variant-level table.", "generation", "model", "brand"),
+		col("name", TypeText, "Name", "Display name of the variant."))
 	specs := p.specColumns(Catalogue)
 	for _, k := range specs {
 		cols = append(cols, p.specColumn(k))
@@ -412,12 +435,8 @@ func (p *Plan) variantTable() *Table {
 		vals := make([]int32, len(specs)) // per open: writers may run at once
 		return func(i int, r *Row) {
 			v := p.variants[i]
-			g := c.VarGen[v]
-			m := c.GenModel[g]
 			r.uint(c.VarID[v])
-			r.uint(c.GenID[g])
-			r.uint(c.ModelID[m])
-			r.uint(c.BrandID[c.ModelBrand[m]])
+			p.generationKeys(r, c.VarGen[v])
 			r.bytes(c.VarName.Bytes(v))
 			f.fill(v, r, vals)
 			r.buf = time.Unix(c.VarSyncedAt[v], 0).UTC().AppendFormat(r.buf, time.RFC3339)
@@ -429,7 +448,7 @@ func (p *Plan) variantTable() *Table {
 func (p *Plan) moduleTable(module string) *Table {
 	c := p.c
 	mod, _ := ModuleByName(module)
-	cols := []Column{col("variant_id", TypeInt, "Variant id", "Variant (variants.variant_id).")}
+	cols := []Column{variantRef()}
 	specs := p.specColumns(module)
 	for _, k := range specs {
 		cols = append(cols, p.specColumn(k))
@@ -461,7 +480,7 @@ func (p *Plan) moduleTable(module string) *Table {
 func (p *Plan) imageTable() *Table {
 	c := p.c
 	cols := []Column{
-		col("variant_id", TypeInt, "Variant id", "Variant (variants.variant_id)."),
+		variantRef(),
 		col("position", TypeInt, "Position", "Position of the image among the variant's images, from 1."),
 		col("role", TypeText, "Role", "card (a thumbnail for lists) or hero (a large picture for a detail page)."),
 		col("url", TypeURL, "URL", "Absolute URL of the image (WebP) on the CDN."),
@@ -544,7 +563,7 @@ func (p *Plan) confidenceTable() *Table {
 		}
 	}
 	cols := []Column{
-		col("variant_id", TypeInt, "Variant id", "Variant (variants.variant_id)."),
+		variantRef(),
 		col("field", TypeText, "Field", "Name of the field (a column of one of the module tables; see dictionary)."),
 		col("confidence", TypeNumber, "Confidence", "Confidence of the value, from 0.5 to 0.95; a value absent from this table is certain (1)."),
 	}

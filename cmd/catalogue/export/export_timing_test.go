@@ -8,28 +8,13 @@ import (
 
 	"github.com/vspec/catalogue/data/gen"
 	"github.com/vspec/catalogue/data/vocab"
-	"github.com/vspec/catalogue/engine"
-	"github.com/vspec/catalogue/loader"
 	"github.com/vspec/catalogue/loader/loadertest"
 )
-
-func fullCatalogue(b *testing.B) *engine.Catalogue {
-	b.Helper()
-	file, err := loadertest.FullSnapshot()
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := loader.FromBytes(file)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return c
-}
 
 // BenchmarkExportFull exports the whole catalogue with every module in all
 // 20 languages: the issue asks for under a minute on 2 cores.
 func BenchmarkExportFull(b *testing.B) {
-	c := fullCatalogue(b)
+	c := loadertest.Full(b)
 	root := b.TempDir()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
