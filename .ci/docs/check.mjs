@@ -66,7 +66,11 @@ try {
     page.on('pageerror', (e) => errors.push(String(e)));
     const t0 = Date.now();
     await page.goto(`${base}/v1/docs`, { waitUntil: 'networkidle', timeout: 60_000 });
-    await page.waitForSelector(`[id="operation/${shown}"]`, { state: 'attached', timeout: 60_000 });
+    try {
+      await page.waitForSelector(`[id="operation/${shown}"]`, { state: 'attached', timeout: 60_000 });
+    } catch {
+      failures.push(`${width} px: no operation/${shown} on the page after 60 s: the reference did not render`);
+    }
     await page.waitForTimeout(500); // Redoc lays out the right panel after the first paint
     const loaded = Date.now() - t0;
     const missing = await page.evaluate((ids) => ids.filter((id) => !document.getElementById(`operation/${id}`)), ops.map((o) => o.id));
@@ -92,7 +96,7 @@ try {
 
     const top = join(outDir, `docs-${width}.png`);
     await page.screenshot({ path: top });
-    await page.evaluate((id) => document.getElementById(`operation/${id}`).scrollIntoView(), shown);
+    await page.evaluate((id) => document.getElementById(`operation/${id}`)?.scrollIntoView(), shown);
     await page.waitForTimeout(300);
     const op = join(outDir, `docs-${width}-${shown}.png`);
     await page.screenshot({ path: op });
