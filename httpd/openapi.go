@@ -3,22 +3,22 @@ package httpd
 import (
 	"encoding/json"
 	"net/url"
-	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/valyala/fasthttp"
 
 	"github.com/vspec/catalogue/httpd/openapi"
+	"github.com/vspec/catalogue/httpd/openapi/reference"
 	"github.com/vspec/catalogue/httpd/publicid"
 )
 
 // described is the OpenAPI document and docs page of one installed
 // catalogue (their examples come from it).
 type described struct {
-	doc               map[string]any
-	json, html        []byte
-	jsonETag, htmlTag []byte
+	doc        map[string]any
+	json, html *publicBody
 }
 
 // describe builds the description of v, with examples rendered by the
@@ -28,7 +28,20 @@ func (s *Service) describe(v *view) *described {
 	ex := map[string]json.RawMessage{}
 	// run renders an example with the operation itself, as an apify-less
 	// paid plan sees it.
+	// samples are the path and query of each operation's curl sample.
+	samples := map[string]string{}
+	sample := func(op *operation, path, query string) {
+		u := strings.TrimPrefix(op.path, "/v1")
+		if i := strings.IndexByte(u, '{'); i >= 0 {
+			u = u[:i] + path + u[strings.IndexByte(u, '}')+1:]
+		}
+		if query != "" {
+			u += "?" + query
+		}
+		samples[op.id] = u
+	}
 	run := func(name string, op *operation, path, query string) {
+		sample(op, path, query)
 		var args fasthttp.Args
 		args.Parse(query)
 		rq := &request{p: Params{Path: []byte(path)}}
@@ -58,6 +71,11 @@ func (s *Service) describe(v *view) *described {
 	run(openapi.ExSpecCatalog, opSpecCatalog, "", "limit=3")
 	run(openapi.ExSearch, opSearch, "", "q="+url.QueryEscape(c.ModelName.String(model))+"&limit=2")
 	run(openapi.ExCompare, opCompare, "", "ids="+vt+","+tok(publicid.Variant, c.VarID[other]))
+	sample(opFilter, "", "fuel=electric&power_min=150&limit=2")
+	sample(opUsage, "", "")
+	sample(opExport, "", "")
+	sample(opDemo, "", "")
+	samples["verifyDemoKey"] = "/keys/demo/verify?t=$TOKEN"
 	if v.demo != nil {
 		ex[openapi.ExDemoSet] = v.demo.setBody[c.English()].body
 	}
@@ -70,6 +88,7 @@ func (s *Service) describe(v *view) *described {
 	in := openapi.Inputs{Locales: c.Locales, Variants: len(c.VarID), SpecTypes: len(c.Specs), UpgradeURL: s.opts.UpgradeURL,
 		LicensingURL: s.opts.LicensingURL, SearchThreshold: s.opts.SearchThreshold, Examples: ex}
 	in.AgentURL = s.opts.AgentURL
+	in.Samples = samples
 	if g := s.opts.Payments; g != nil {
 		o := g.Offer(0)
 		in.Payments = &openapi.Payments{Network: o.Network, Asset: o.Asset, AssetName: o.Extra.Name, PayTo: o.PayTo, MaxTimeoutSeconds: o.MaxTimeoutSeconds,
@@ -86,38 +105,102 @@ func (s *Service) describe(v *view) *described {
 		in.ProblemTypes = append(in.ProblemTypes, openapi.ProblemType{URI: ProblemTypeBase + k.Kind, Status: k.Status, Means: k.Means})
 	}
 	d := &described{doc: openapi.Build(in)}
-	d.json, _ = json.Marshal(d.doc)
-	d.html, _ = openapi.RenderDocs(d.doc)
-	d.jsonETag = []byte(`"` + strconv.FormatUint(xxhash.Sum64(d.json), 16) + `"`)
-	d.htmlTag = []byte(`"` + strconv.FormatUint(xxhash.Sum64(d.html), 16) + `"`)
+	body, _ := json.Marshal(d.doc)
+	d.json = newPublicBody(body, "application/json; charset=utf-8", publicCache)
+	info := d.doc["info"].(map[string]any)
+	d.html = newPublicBody(openapi.DocsPage(info["title"].(string), info["version"].(string)), "text/html; charset=utf-8", publicCache)
 	return d
 }
 
-var publicCache = []byte("public, max-age=3600")
+var (
+	publicCache    = []byte("public, max-age=3600")
+	immutableCache = []byte("public, max-age=31536000, immutable")
+	headerCSP      = []byte("Content-Security-Policy")
+	docsCSP        = []byte(openapi.DocsCSP)
+	headerNoSniff  = []byte("X-Content-Type-Options")
+	noSniff        = []byte("nosniff")
+	headerReferrer = []byte("Referrer-Policy")
+	noReferrer     = []byte("no-referrer")
+)
+
+// docsScript is Redoc's bundle, which the docs page loads: the same for
+// every catalogue, and for good under its versioned path.
+var docsScript = newPublicBody(reference.Script(), "text/javascript; charset=utf-8", immutableCache)
 
 // openAPI answers GET /v1/openapi.json: keyless, CORS-open, cacheable.
 func (s *Service) openAPI(ctx *fasthttp.RequestCtx) {
-	d := s.view.Load().described
-	s.sendPublic(ctx, d.json, d.jsonETag, "application/json; charset=utf-8")
+	s.view.Load().described.json.send(ctx)
 	ctx.Response.Header.Set("Access-Control-Allow-Origin", "*")
 }
 
-// docs answers GET /v1/docs: the description as one self-contained page.
+// docs answers GET /v1/docs: the page that renders the description with
+// the embedded Redoc, under a policy that lets it load nothing from
+// elsewhere.
 func (s *Service) docs(ctx *fasthttp.RequestCtx) {
-	d := s.view.Load().described
-	s.sendPublic(ctx, d.html, d.htmlTag, "text/html; charset=utf-8")
+	s.view.Load().described.html.send(ctx)
+	h := &ctx.Response.Header
+	h.SetBytesKV(headerCSP, docsCSP)
+	h.SetBytesKV(headerReferrer, noReferrer)
 }
 
-func (s *Service) sendPublic(ctx *fasthttp.RequestCtx, body, etag []byte, ctype string) {
+// docsScriptHandler answers GET /v1/docs/redoc-VERSION.js.
+func (s *Service) docsScriptHandler(ctx *fasthttp.RequestCtx) { docsScript.send(ctx) }
+
+// A publicBody is a keyless, cacheable answer: its bytes, a strong ETag
+// and, made on first demand, its compressed codings.
+type publicBody struct {
+	body         []byte
+	sum          uint64
+	ctype, cache []byte
+	enc          [encGzip + 1]struct {
+		once sync.Once
+		body []byte
+	}
+}
+
+func newPublicBody(body []byte, ctype string, cache []byte) *publicBody {
+	return &publicBody{body: body, sum: xxhash.Sum64(body), ctype: []byte(ctype), cache: cache}
+}
+
+// send answers with the body, 304 on a matching If-None-Match, compressed
+// as the client accepts when it is large enough; the ETag differs per
+// coding, as a strong validator must.
+func (p *publicBody) send(ctx *fasthttp.RequestCtx) {
 	h := &ctx.Response.Header
-	h.SetContentType(ctype)
-	h.SetBytesKV(headerCacheControl, publicCache)
-	h.SetBytesKV(headerETag, etag)
-	if inm := ctx.Request.Header.PeekBytes(headerIfNoneMatch); len(inm) > 0 && etagMatches(inm, etag) {
+	h.SetContentTypeBytes(p.ctype)
+	h.SetBytesKV(headerCacheControl, p.cache)
+	h.SetBytesKV(headerNoSniff, noSniff)
+	enc := encIdentity
+	if len(p.body) >= minCompress {
+		h.SetBytesKV(headerVary, headerAcceptEncoding)
+		enc = negotiate(ctx.Request.Header.PeekBytes(headerAcceptEncoding))
+	}
+	tag := make([]byte, 0, 24)
+	tag = append(tag, '"')
+	tag = appendHex64(tag, p.sum)
+	tag = append(append(tag, encSuffix[enc]...), '"')
+	h.SetBytesKV(headerETag, tag)
+	if inm := ctx.Request.Header.PeekBytes(headerIfNoneMatch); len(inm) > 0 && etagMatches(inm, tag) {
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 		return
 	}
-	ctx.Response.SetBodyRaw(body)
+	if enc == encIdentity {
+		ctx.Response.SetBodyRaw(p.body)
+		return
+	}
+	e := &p.enc[enc]
+	e.once.Do(func() {
+		switch enc {
+		case encBrotli:
+			e.body = fasthttp.AppendBrotliBytesLevel(nil, p.body, fasthttp.CompressBrotliDefaultCompression)
+		case encZstd:
+			e.body = fasthttp.AppendZstdBytesLevel(nil, p.body, fasthttp.CompressZstdDefault)
+		default:
+			e.body = fasthttp.AppendGzipBytesLevel(nil, p.body, fasthttp.CompressDefaultCompression)
+		}
+	})
+	h.SetBytesKV(headerContentEncoding, encNames[enc])
+	ctx.Response.SetBodyRaw(e.body)
 }
 
 // Description returns the OpenAPI document being served.

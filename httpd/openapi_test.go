@@ -1,11 +1,15 @@
 package httpd_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/vspec/catalogue/httpd/openapi"
+	"github.com/vspec/catalogue/httpd/openapi/reference"
 )
 
 // TestDescriptionCoversRoutes fails when a route is served but not
@@ -55,16 +59,89 @@ func TestOpenAPIServed(t *testing.T) {
 	if nm := e.get("/v1/openapi.json", "", "If-None-Match", r.header["Etag"]); nm.status != 304 {
 		t.Errorf("If-None-Match: %d", nm.status)
 	}
-	d := e.get("/v1/docs", "")
-	if d.status != 200 || !strings.HasPrefix(d.header["Content-Type"], "text/html") || strings.Contains(string(d.body), "<script") || strings.Contains(string(d.body), "<link") || strings.Contains(string(d.body), "src=") {
-		t.Fatalf("docs: %d %s", d.status, d.header["Content-Type"])
+	// A literal backslash-n (a raw string's \n) would show as such on the page.
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case string:
+			if strings.Contains(v, `\n`) {
+				t.Errorf("a literal \\n in the description: %.200q", v)
+			}
+		}
 	}
-	for _, op := range openapi.Operations(doc) {
-		if op.Method == "HEAD" {
-			continue
+	walk(doc)
+}
+
+// TestDocsPage: /v1/docs is a small page that loads Redoc from this server
+// under a policy that allows nothing from elsewhere; the script is served
+// immutable, compressed when accepted, with a validator per coding.
+func TestDocsPage(t *testing.T) {
+	e := newEnv(t)
+	d := e.get("/v1/docs", "")
+	page := string(d.body)
+	script := "/v1" + reference.Path
+	if d.status != 200 || d.header["Content-Type"] != "text/html; charset=utf-8" || d.header["Cache-Control"] != "public, max-age=3600" || d.header["Etag"] == "" {
+		t.Fatalf("docs: %d %v", d.status, d.header)
+	}
+	if csp := d.header["Content-Security-Policy"]; csp != openapi.DocsCSP || !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "script-src 'self';") {
+		t.Errorf("docs page policy %q", csp)
+	}
+	if !strings.Contains(page, `<redoc spec-url="openapi.json"`) || !strings.Contains(page, `<script src="./docs/redoc-`+reference.Version+`.js"></script>`) {
+		t.Errorf("the page does not load the embedded Redoc on /v1/openapi.json:\n%s", page)
+	}
+	if strings.Contains(page, "http:") || strings.Contains(page, "https:") || strings.Count(page, "<script") != 1 {
+		t.Errorf("the page names another origin or has an inline script:\n%s", page)
+	}
+	if nm := e.get("/v1/docs", "", "If-None-Match", d.header["Etag"]); nm.status != 304 {
+		t.Errorf("docs If-None-Match: %d", nm.status)
+	}
+
+	js := e.get(script, "")
+	want := reference.Script()
+	if js.status != 200 || js.header["Content-Type"] != "text/javascript; charset=utf-8" || js.header["Cache-Control"] != "public, max-age=31536000, immutable" ||
+		js.header["X-Content-Type-Options"] != "nosniff" || js.header["Content-Encoding"] != "" || !bytes.Equal(js.body, want) {
+		t.Fatalf("script: %d %v, %d bytes", js.status, js.header, len(js.body))
+	}
+	if !strings.HasPrefix(string(js.body), "/*! Redoc "+reference.Version) || !strings.Contains(string(js.body[:4096]), "MIT License") {
+		t.Error("the script does not open with Redoc's licence")
+	}
+	if nm := e.get(script, "", "If-None-Match", js.header["Etag"]); nm.status != 304 || len(nm.body) != 0 {
+		t.Errorf("script If-None-Match: %d", nm.status)
+	}
+	for _, enc := range []string{"br", "gzip", "zstd"} {
+		req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		req.SetRequestURI("http://" + e.addr + script)
+		req.Header.Set("Accept-Encoding", enc)
+		if err := fasthttp.Do(req, res); err != nil {
+			t.Fatal(err)
 		}
-		if !strings.Contains(string(d.body), op.Path) {
-			t.Errorf("the docs page lacks %s %s", op.Method, op.Path)
+		var body []byte
+		var err error
+		switch enc {
+		case "br":
+			body, err = res.BodyUnbrotli()
+		case "gzip":
+			body, err = res.BodyGunzip()
+		default:
+			body, err = res.BodyUnzstd()
 		}
+		tag := string(res.Header.Peek("ETag"))
+		if err != nil || string(res.Header.Peek("Content-Encoding")) != enc || !bytes.Equal(body, want) || len(res.Body()) > len(want)/2 ||
+			tag == js.header["Etag"] || !strings.Contains(string(res.Header.Peek("Vary")), "Accept-Encoding") {
+			t.Errorf("%s: %v, %s, %d bytes, ETag %s", enc, err, res.Header.Peek("Content-Encoding"), len(res.Body()), tag)
+		}
+		fasthttp.ReleaseRequest(req)
+		fasthttp.ReleaseResponse(res)
+	}
+	if h := e.do("HEAD", script, ""); h.status != 200 || len(h.body) != 0 || h.header["Etag"] != js.header["Etag"] {
+		t.Errorf("HEAD script: %d %v", h.status, h.header)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/vspec/catalogue/httpd/openapi"
+	"github.com/vspec/catalogue/httpd/openapi/reference"
 )
 
 // routes builds the REST routes: the map of the API.
@@ -35,6 +36,7 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	get("/v1/health", s.health)
 	get("/v1/openapi.json", s.openAPI)
 	get("/v1/docs", s.docs)
+	get("/v1"+reference.Path, s.docsScriptHandler)
 	post("/v1/keys/demo", s.keyRequest)
 	post("/v1/keys", s.keyRequest) // alias kept for cached pages and copied commands
 	get("/v1/keys/demo/verify", s.keyVerify)

@@ -27,6 +27,7 @@ type Inputs struct {
 	ProblemTypes    []ProblemType              // the kinds of problem, in status order
 	Payments        *Payments                  // per-request payments; nil when off
 	AgentURL        string                     // the MCP endpoint of the agent tool surface; "" when off
+	Samples         map[string]string          // each operation's path and query under /v1 for its curl sample, by operationId (HEAD twins share it); the route when absent
 }
 
 // Names of the examples httpd renders from the catalogue.
@@ -103,8 +104,10 @@ func Build(in Inputs) obj {
 			"version": Version,
 			"summary": "Read-only, versioned REST API over a multilingual European vehicle catalogue.",
 			"description": "Brand > model > generation > variant: " + itoa(in.Variants) + " variants, " + itoa(in.SpecTypes) + " spec types, " + itoa(len(in.Locales)) +
-				" languages. Every success body is `{data, meta}` (plus `links` on lists); every error is RFC 9457 `application/problem+json`.\n\n" + accessText + agentText(in.AgentURL) + "\n\n" + decisionsText,
-			"license": obj{"name": "Proprietary: attribution of the data is required by the terms of service", "url": in.UpgradeURL},
+				" languages. Every success body is `{data, meta}` (plus `links` on lists); every error is RFC 9457 `application/problem+json`.\n\n" + accessText + agentText(in.AgentURL) + "\n\n" + decisionsText +
+				// Redoc puts the security schemes here; other renderers skip the comment.
+				"\n\n## Authentication\n\n<!-- ReDoc-Inject: <security-definitions> -->",
+			"license": obj{"name": "Proprietary, attribution required", "url": in.UpgradeURL},
 		},
 		"servers":  []obj{{"url": "/v1", "description": "this server"}},
 		"security": []obj{{"apiKey": []string{}}, {"bearer": []string{}}},
@@ -113,9 +116,9 @@ func Build(in Inputs) obj {
 			{"name": "Variants", "description": "A variant's detail, specs, images and list price; filtering."},
 			{"name": "Utilities", "description": "Search, compare, the spec dictionary, usage, exports."},
 			{"name": "Demo", "description": "The 40-car demo tier and its self-service keys."},
-			{"name": "Service", "description": "Health and this description."},
+			{"name": "Service", "description": "Health, this description and its reference page."},
 		},
-		"paths": b.paths,
+		"paths": ordered{b.order, b.paths},
 		"components": obj{
 			"securitySchemes": obj{
 				"apiKey": obj{"type": "apiKey", "in": "header", "name": "X-Api-Key", "description": "The API key. Keys look like `vsc_<plan>_<48 hex>`."},
@@ -127,6 +130,7 @@ func Build(in Inputs) obj {
 		},
 	}
 	b.paymentComponents(doc["components"].(obj))
+	b.codeSamples()
 	return doc
 }
 
@@ -136,7 +140,7 @@ type Operation struct{ Method, Path string }
 // Operations lists the documented routes of a document, sorted.
 func Operations(doc obj) []Operation {
 	var ops []Operation
-	for path, item := range doc["paths"].(obj) {
+	for path, item := range PathItems(doc) {
 		for method := range item.(obj) {
 			if method == "parameters" {
 				continue
@@ -151,6 +155,39 @@ func Operations(doc obj) []Operation {
 		return ops[i].Method < ops[j].Method
 	})
 	return ops
+}
+
+// PathItems returns the path items of a document, by path.
+func PathItems(doc obj) obj {
+	if p, ok := doc["paths"].(ordered); ok {
+		return p.m
+	}
+	return doc["paths"].(obj)
+}
+
+// ordered is an object whose members are written in the order of keys:
+// the paths, which renderers list in the order of the document, go in the
+// order of the contract (brand > model > generation > variant) rather
+// than sorted.
+type ordered struct {
+	keys []string
+	m    obj
+}
+
+func (o ordered) MarshalJSON() ([]byte, error) {
+	out := []byte{'{'}
+	for i, k := range o.keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		key, _ := json.Marshal(k)
+		v, err := json.Marshal(o.m[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(append(out, key...), ':'), v...)
+	}
+	return append(out, '}'), nil
 }
 
 func itoa(n int) string {

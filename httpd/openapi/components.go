@@ -60,7 +60,7 @@ func (b *builder) schemas() obj {
 		"SearchResult": props([]string{"variant_id", "generation_id", "brand_slug", "model_slug", "display_name", "year_from", "year_to", "score"}, obj{
 			"variant_id": id("v", "Variant id"), "generation_id": id("g", "Generation id"), "brand_slug": obj{"type": "string"}, "model_slug": obj{"type": "string"},
 			"display_name": obj{"type": "string"}, "year_from": intN, "year_to": intN, "score": nullable("number", obj{"minimum": 0, "maximum": 1, "description": "pg_trgm word_similarity; null in the demo tier"})}),
-		"DemoSet": props([]string{"variant_count", "set", "fuels", "upgrade", "variants"}, obj{"variant_count": obj{"const": 40}, "set": obj{"type": "string"},
+		"DemoSet": props([]string{"variant_count", "set", "fuels", "upgrade", "variants"}, obj{"variant_count": obj{"type": "integer", "const": 40}, "set": obj{"type": "string"},
 			"fuels": obj{"type": "array", "items": obj{"type": "string"}}, "upgrade": obj{"type": "string"}, "variants": obj{"type": "array", "items": ref("DemoVariant"), "minItems": 40, "maxItems": 40}}),
 		"DemoVariant": props([]string{"variant_id", "generation_id", "model_id", "brand", "model", "generation", "display_name", "fuel", "body_type", "years", "power_hp", "price_new_eur", "battery_kwh"}, obj{
 			"variant_id": id("v", "Variant id"), "generation_id": id("g", "Generation id"), "model_id": id("m", "Model id"), "brand": obj{"type": "string"}, "model": obj{"type": "string"},
@@ -73,10 +73,10 @@ func (b *builder) schemas() obj {
 			"email": obj{"type": "string", "format": "email", "maxLength": 254, "description": "A plain address. Reserved and disposable domains and domains without mail are refused (422)."},
 			"name":  obj{"type": "string", "minLength": 2, "maxLength": 120}, "company": obj{"type": "string", "minLength": 2, "maxLength": 120},
 			"website": obj{"type": "string", "minLength": 1, "maxLength": 200, "description": "The site or app where the data will be used: example.org or https://example.org/app."},
-			"role":    obj{"type": "string", "minLength": 2, "maxLength": 80}, "use_case": obj{"type": "string", "minLength": 20, "maxLength": 2000}, "accept_tos": obj{"const": true}}),
-		"VerificationSent": props([]string{"status", "note"}, obj{"status": obj{"const": "verification_sent"}, "note": obj{"type": "string"}}),
+			"role":    obj{"type": "string", "minLength": 2, "maxLength": 80}, "use_case": obj{"type": "string", "minLength": 20, "maxLength": 2000}, "accept_tos": obj{"type": "boolean", "const": true}}),
+		"VerificationSent": props([]string{"status", "note"}, obj{"status": obj{"type": "string", "const": "verification_sent"}, "note": obj{"type": "string"}}),
 		"IssuedKey": props([]string{"api_key", "plan", "covers", "full_catalogue", "start_here", "note"}, obj{"api_key": obj{"type": "string", "pattern": "^vsc_demo_[0-9a-f]{48}$"},
-			"plan": obj{"const": "demo"}, "covers": obj{"type": "string"}, "full_catalogue": obj{"type": "string", "format": "uri"}, "start_here": obj{"type": "string", "format": "uri"}, "note": obj{"type": "string"}}),
+			"plan": obj{"type": "string", "const": "demo"}, "covers": obj{"type": "string"}, "full_catalogue": obj{"type": "string", "format": "uri"}, "start_here": obj{"type": "string", "format": "uri"}, "note": obj{"type": "string"}}),
 		"ProblemDetail": obj{"type": "object", "required": []string{"type", "title", "status"}, "properties": obj{"type": obj{"type": "string", "format": "uri", "description": b.problemTypes(), "examples": b.problemURIs()},
 			"title": obj{"type": "string", "description": "The HTTP reason phrase."}, "status": obj{"type": "integer"}, "detail": obj{"type": "string", "description": "What was wrong, naming the parameter or field; for 403s the upgrade path."},
 			"request_id": obj{"type": "string", "description": "The request's id, also in the X-Request-Id response header: quote it when you ask about an error."}}},
@@ -87,7 +87,7 @@ func headers() obj {
 	s := obj{"type": "string"}
 	return obj{
 		"ETag":             obj{"description": "Strong validator: the xxHash of the representation, with -gz, -br or -zst for compressed ones.", "schema": s},
-		"Cache-Control":    obj{"description": "`private, max-age=3600` on keyed catalogue responses; `no-store` on health, usage and keys; `public, max-age=3600` on the description.", "schema": s},
+		"Cache-Control":    obj{"description": "`private, max-age=3600` on keyed catalogue responses; `no-store` on health, usage and keys; `public, max-age=3600` on the description and the reference page; `public, max-age=31536000, immutable` on the page's script.", "schema": s},
 		"Vary":             obj{"description": "Accept-Encoding, X-Api-Key, Authorization", "schema": s},
 		"Content-Language": obj{"description": "The locale applied.", "schema": s},
 		"RateLimit":        obj{"description": `The window closest to exhaustion: "minute";r=REMAINING;t=SECONDS (draft-ietf-httpapi-ratelimit-headers).`, "schema": s},
@@ -134,13 +134,15 @@ func list(xs []string) string {
 
 const accessText = `## Access
 
-| Mode | Credential | Reach |
-|---|---|---|
-| Demo | a demo key (X-Api-Key or Authorization: Bearer) | the frozen 40-car demo set: every spec, image and language for those cars |
-| Paid | a key of the apify plan | the full catalogue; ids are raw integers |
-| Pay per request | no key: an x402 v2 payment in PAYMENT-SIGNATURE (USDC, scheme exact) | /variants/{id}/specs (0.05 USD), /search (0.005), /variants (0.005), /compare (0.1 for 2 to 4 cars); 60 calls a minute per network |
+- **Demo**: a demo key (in X-Api-Key, or as Authorization: Bearer) reaches the frozen 40-car demo set: every spec, image and language for those cars.
+- **Paid**: a key of the apify plan reaches the full catalogue; ids are raw integers.
+- **Pay per request**: no key, an x402 v2 payment in PAYMENT-SIGNATURE (USDC, scheme exact) buys one answer of /variants/{id}/specs (0.05 USD), /search (0.005), /variants (0.005) or /compare (0.1, for 2 to 4 cars); 60 calls a minute per network.
 
-A demo key: POST /v1/keys/demo with your details; open the activation link mailed to you within 3 days; the key is shown once and mailed.\n\nPaying per request: call without a key; the 402's PAYMENT-REQUIRED header carries the offer; an x402 client (for example @x402/fetch) signs it and repeats the call with PAYMENT-SIGNATURE; the 200 carries PAYMENT-RESPONSE with the receipt. Only a 2xx is charged (a 404 costs nothing). A request with a key is always answered as a key holder and never sees 402.`
+A demo key: POST /v1/keys/demo with your details; open the activation link mailed to you within 3 days; the key is shown once and mailed.
+
+Paying per request: call without a key; the 402's PAYMENT-REQUIRED header carries the offer; an x402 client (for example @x402/fetch) signs it and repeats the call with PAYMENT-SIGNATURE; the 200 carries PAYMENT-RESPONSE with the receipt. Only a 2xx is charged (a 404 costs nothing). A request with a key is always answered as a key holder and never sees 402.
+
+The curl command beside each operation reads the server's address from ` + "`$BASE`" + ` (for example ` + "`http://localhost:8080`" + `) and the key from ` + "`$KEY`" + `.`
 
 // agentText describes the agent tool surface when it is served.
 func agentText(url string) string {

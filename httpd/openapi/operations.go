@@ -1,10 +1,15 @@
 package openapi
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/vspec/catalogue/httpd/openapi/reference"
+)
 
 type builder struct {
 	in    Inputs
 	paths obj
+	order []string // the paths in the order they were added: the contract's
 }
 
 func rref(name string) obj { return obj{"$ref": "#/components/responses/" + name} }
@@ -74,6 +79,7 @@ func (b *builder) get(path, id, tag, summary, desc string, params []obj, respons
 	if item == nil {
 		item = obj{}
 		b.paths[path] = item
+		b.order = append(b.order, path)
 	}
 	item["get"] = op
 	// HEAD answers like GET without a body.
@@ -137,6 +143,7 @@ func (b *builder) operations() {
 	keyReq := obj{"description": "The request for a demo key; every field required.", "required": true,
 		"content": obj{"application/json": obj{"schema": ref("DemoKeyRequest"), "example": b.example(ExDemoKeyRequest)}}}
 	for _, p := range []struct{ path, id, summary string }{{"/keys/demo", "requestDemoKey", "Request a demo key"}, {"/keys", "requestDemoKeyAlias", "Request a demo key (alias of /keys/demo)"}} {
+		b.order = append(b.order, p.path)
 		b.paths[p.path] = obj{"post": obj{"operationId": p.id, "tags": []string{"Demo"}, "summary": p.summary, "security": []obj{},
 			"description": "No key. Validates the request, checks that the email domain can receive mail, records the request and mails a single-use activation link (3 days). No key exists until the link is opened.",
 			"requestBody": keyReq,
@@ -161,16 +168,29 @@ func (b *builder) operations() {
 	b.paths["/keys/demo/verify"].(obj)["get"].(obj)["security"] = []obj{}
 	b.paths["/keys/demo/verify"].(obj)["head"].(obj)["security"] = []obj{}
 
-	for _, p := range []string{"/openapi.json", "/docs"} {
-		ct, desc := "application/json", "This OpenAPI 3.1 document. `Access-Control-Allow-Origin: *`."
-		schema := obj{"type": "object"}
-		if p == "/docs" {
-			ct, desc, schema = "text/html", "A self-contained HTML page rendering this document.", obj{"type": "string"}
+	for _, d := range []struct{ path, id, ct, summary, desc, caching string }{
+		{"/openapi.json", "getOpenAPI", "application/json", "This OpenAPI 3.1 document", "This OpenAPI 3.1 document. `Access-Control-Allow-Origin: *`.",
+			"`Cache-Control: public, max-age=3600` and a strong ETag; compressed with br, zstd or gzip when accepted"},
+		{"/docs", "getDocs", "text/html", "This reference page",
+			"This reference: a small HTML page that renders this document with Redoc " + reference.Version + ", whose script this server serves (GET " + reference.Path +
+				"); nothing is loaded from elsewhere, and `Content-Security-Policy` allows nothing else.",
+			"`Cache-Control: public, max-age=3600` and a strong ETag"},
+		{reference.Path, "getDocsScript", "text/javascript", "The reference page's script",
+			"Redoc " + reference.Version + "'s standalone bundle (MIT licence, in the leading comment), embedded in the server. The path names the version, so it never changes.",
+			"`Cache-Control: public, max-age=31536000, immutable` and a strong ETag; compressed with br, zstd or gzip when accepted"},
+	} {
+		headers := obj{"ETag": href("ETag"), "Cache-Control": href("Cache-Control")}
+		if d.path == "/docs" {
+			headers["Content-Security-Policy"] = obj{"description": "`" + DocsCSP + "`", "schema": obj{"type": "string"}}
 		}
-		b.get(p, map[string]string{"/openapi.json": "getOpenAPI", "/docs": "getDocs"}[p], "Service", desc, "No key. `Cache-Control: public, max-age=3600` and a strong ETag.", nil,
-			obj{"200": obj{"description": desc, "headers": obj{"ETag": href("ETag"), "Cache-Control": href("Cache-Control")}, "content": obj{ct: obj{"schema": schema}}}, "304": notModified})
-		b.paths[p].(obj)["get"].(obj)["security"] = []obj{}
-		b.paths[p].(obj)["head"].(obj)["security"] = []obj{}
+		schema := obj{"type": "string"}
+		if d.ct == "application/json" {
+			schema = obj{"type": "object"}
+		}
+		b.get(d.path, d.id, "Service", d.summary, "No key. "+d.caching+".", nil,
+			obj{"200": obj{"description": d.desc, "headers": headers, "content": obj{d.ct: obj{"schema": schema}}}, "304": notModified})
+		b.paths[d.path].(obj)["get"].(obj)["security"] = []obj{}
+		b.paths[d.path].(obj)["head"].(obj)["security"] = []obj{}
 	}
 }
 

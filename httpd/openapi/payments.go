@@ -95,7 +95,7 @@ func (b *builder) paymentComponents(c obj) {
 	}
 	str := obj{"type": "string"}
 	reqs := obj{"type": "object", "required": []string{"scheme", "network", "asset", "amount", "payTo", "maxTimeoutSeconds", "extra"}, "properties": obj{
-		"scheme": obj{"const": "exact"}, "network": obj{"type": "string", "examples": []string{p.Network}}, "asset": str,
+		"scheme": obj{"type": "string", "const": "exact"}, "network": obj{"type": "string", "examples": []string{p.Network}}, "asset": str,
 		"amount": obj{"type": "string", "pattern": "^[0-9]+$", "description": "Atomic units (6 decimals): 50000 is 0.05 USD."},
 		"payTo":  str, "maxTimeoutSeconds": obj{"type": "integer", "examples": []int64{p.MaxTimeoutSeconds}},
 		"extra": obj{"type": "object", "description": "The asset's EIP-712 domain.", "properties": obj{"name": str, "version": str}, "required": []string{"name", "version"}},
@@ -104,10 +104,10 @@ func (b *builder) paymentComponents(c obj) {
 	sc := c["schemas"].(obj)
 	sc["X402Requirements"] = reqs
 	sc["X402PaymentRequired"] = obj{"type": "object", "description": "Decoded PAYMENT-REQUIRED.", "required": []string{"x402Version", "resource", "accepts"}, "properties": obj{
-		"x402Version": obj{"const": 2}, "error": obj{"type": "string", "description": "Why an earlier payment was refused, e.g. invalid_exact_evm_nonce_already_used."},
+		"x402Version": obj{"type": "integer", "const": 2}, "error": obj{"type": "string", "description": "Why an earlier payment was refused, e.g. invalid_exact_evm_nonce_already_used."},
 		"resource": resource, "accepts": obj{"type": "array", "items": ref("X402Requirements")}}}
 	sc["X402PaymentPayload"] = obj{"type": "object", "description": "Decoded PAYMENT-SIGNATURE.", "required": []string{"x402Version", "payload", "accepted"}, "properties": obj{
-		"x402Version": obj{"const": 2}, "resource": resource, "accepted": ref("X402Requirements"),
+		"x402Version": obj{"type": "integer", "const": 2}, "resource": resource, "accepted": ref("X402Requirements"),
 		"payload": obj{"type": "object", "required": []string{"authorization", "signature"}, "properties": obj{
 			"signature": obj{"type": "string", "description": "65 bytes r‖s‖v in hex, v 27 or 28, low s."},
 			"authorization": obj{"type": "object", "required": []string{"from", "to", "value", "validAfter", "validBefore", "nonce"}, "properties": obj{
