@@ -611,25 +611,3 @@ func (c *car) performance(r *rng) {
 		c.co2 = 0
 	}
 }
-
-// pricing sets the Dutch list price in euros.
-func (c *car) pricing(r *rng) {
-	base := 6500 + 118*c.hp
-	base *= 1 + 0.35*c.premium
-	if budgetBrand[c.brand] {
-		base *= 0.72
-	}
-	switch c.fuel {
-	case "electric":
-		base *= 1.15
-	case "plug_in_hybrid":
-		base *= 1.2
-	case "hybrid":
-		base *= 1.08
-	case "hydrogen":
-		base = 72000
-	}
-	base *= 1 + 0.06*float64(c.trim)
-	infl := clamp(0.5+0.5*float64(c.year-1990)/34, 0.5, 1.05)
-	c.price = math.Round(base*infl*r.normal(1, 0.05)/50)*50 - 10
-}
