@@ -256,7 +256,7 @@ func (c *car) powertrain(r *rng) {
 		if c.isPHEV() || c.fuel == "hybrid" {
 			iceKW = c.kw * r.between(0.6, 0.75)
 		}
-		c.dispCC = nearestDisplacement(iceKW / specific * 1000)
+		c.dispCC = nearestDisplacement(math.Max(iceKW/specific*1000, minDisplacement(c.segment, c.fuel)))
 		switch {
 		case c.dispCC < 1100:
 			c.cylinders = 3
@@ -461,6 +461,24 @@ func (c *car) quadricycle(q quadricycle, r *rng) {
 	c.torque = math.Round(c.kw * 6)
 	c.batteryKWh = q.batteryKWh
 	c.weight = math.Round(q.weight * r.normal(1, 0.01))
+}
+
+// minDisplacement is the smallest engine (cc) a segment's cars carry, so
+// that a downsized or hybrid engine stays believable: Fiat TwinAir 0.9 l,
+// Golf 1.0 TSI, Passat 1.4 TSI, 5 Series 520i 2.0, S-Class 3.0, a 911
+// or a Transporter 2.0; diesels from the Polo's 1.2 TDI and the Golf's
+// 1.5 dCi/1.6 TDI up.
+func minDisplacement(seg byte, fuel string) float64 {
+	cc := map[byte]float64{'A': 900, 'B': 990, 'C': 990, 'D': 1390, 'E': 1950, 'F': 2900, 'S': 1950, 'V': 1950}[seg]
+	if fuel == "diesel" {
+		switch {
+		case seg <= 'B':
+			cc = math.Max(cc, 1190)
+		default:
+			cc = math.Max(cc, 1450)
+		}
+	}
+	return cc
 }
 
 // hpCeiling is the most powerful variant a segment plausibly has.
