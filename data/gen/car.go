@@ -8,6 +8,7 @@ import (
 // derived, so the figures agree with each other.
 type car struct {
 	brand     string // brand slug
+	model     string // model name as in the vocabulary
 	style     string // naming style of the brand
 	premium   float64
 	segment   byte
@@ -32,7 +33,8 @@ type car struct {
 	batteryKWh  float64 // traction battery (EV, PHEV)
 	hybBattery  float64 // full/mild hybrid battery
 	acKW, dcKW  float64
-	consumption float64 // WLTP combined: l/100 km (liquid fuels) or kg/100 km (gas)
+	consumption float64 // WLTP combined: l/100 km (liquid fuels) or kg/100 km (gas); a PHEV's in charge-sustaining mode
+	weightedL   float64 // PHEV: weighted WLTP combined l/100 km (utility factor applied)
 	energy      float64 // kWh/100 km for plug-ins
 	co2         float64 // WLTP g/km
 	elecRange   float64 // PHEV electric range, EV range
@@ -215,55 +217,28 @@ func (c *car) shape(r *rng) {
 	c.trunk = math.Max(100, c.trunk)
 }
 
-// powertrain sets power, engine, battery and weight of one variant.
+// powertrain sets power, drive, engine, battery and weight of one variant.
 func (c *car) powertrain(r *rng) {
-	sb := segments[c.segment]
-	lo, hi := sb.hpLo, sb.hpHi
-	if c.body == "suv" {
-		lo, hi = lo*1.1, hi*1.05
+	if q, ok := quadricycles[c.brand+"/"+c.model]; ok {
+		c.quadricycle(q, r)
+		return
 	}
-	hi *= 1 + 0.15*math.Min(c.premium, 1.5)
-	if budgetBrand[c.brand] {
-		hi = math.Max(lo*1.2, hi*0.6)
-	}
-	if c.body == "van" || c.body == "pickup" {
-		hi = math.Min(hi, 220)
-	}
-	if c.segment == 'S' && c.premium < 1.5 {
-		hi = math.Min(hi, 520) // only exotic brands build hypercars
-	}
-	if c.body == "suv" && c.segment <= 'C' {
-		hi = math.Min(hi, 230)
-	}
-	era := clamp(0.6+0.4*float64(c.year-1990)/30, 0.6, 1.05)
-	if c.segment == 'V' {
-		era = math.Max(era, 0.8) // commercial engines were never tiny
-	}
-	// Trim and power rise together: a higher trim draws from the upper part.
-	q := clamp(c.trimLevel*0.6+r.float()*0.55, 0, 1)
-	hp := math.Exp(math.Log(lo)+(math.Log(hi)-math.Log(lo))*q*q) * era
+	c.kw = math.Max(25, math.Round(c.drawPower(r)*0.7355))
+	c.hp = math.Round(c.kw * 1.35962)
+	c.checkDrive(r)
+
 	switch c.fuel {
 	case "electric":
-		hp *= r.between(1.2, 1.6)
+		c.batteryKWh = math.Min(batteryFor(c.segment, c.year, r)*(1+0.05*math.Min(c.premium, 1.5)), 123)
 	case "plug_in_hybrid":
-		hp *= r.between(1.15, 1.4)
-	case "diesel":
-		hp *= 0.9
-	case "lpg", "cng":
-		hp *= 0.85
-	case "hydrogen":
-		hp = r.between(150, 185)
+		c.batteryKWh = roundTo(r.between(8, 14)+math.Max(0, float64(c.year-2018))*r.between(0.8, 1.8), 0.1)
 	}
-	ceiling := hpCeiling[c.segment]
-	if hypercarBrand[c.brand] {
-		ceiling = 1600
+	c.kerbWeight(r)
+	// Even the slowest car reaches 100 km/h within slowestAccel.
+	if c.weight/c.kw > maxKgPerKW {
+		c.kw = math.Ceil(c.weight / maxKgPerKW)
+		c.hp = math.Round(c.kw * 1.35962)
 	}
-	hp = math.Min(hp, ceiling*r.between(0.9, 1))
-	c.kw = math.Round(hp * 0.7355)
-	if c.kw < 25 {
-		c.kw = 25
-	}
-	c.hp = math.Round(c.kw * 1.35962)
 
 	if c.hasICE() {
 		c.turbo = c.fuel == "diesel" || (c.year >= 2008 && r.chance(0.8)) || (c.year < 2008 && r.chance(0.2)) || c.kw > 200
@@ -281,7 +256,7 @@ func (c *car) powertrain(r *rng) {
 		if c.isPHEV() || c.fuel == "hybrid" {
 			iceKW = c.kw * r.between(0.6, 0.75)
 		}
-		c.dispCC = nearestDisplacement(iceKW / specific * 1000)
+		c.dispCC = nearestDisplacement(math.Max(iceKW/specific*1000, minDisplacement(c.segment, c.fuel)))
 		switch {
 		case c.dispCC < 1100:
 			c.cylinders = 3
@@ -308,16 +283,13 @@ func (c *car) powertrain(r *rng) {
 	case "electric":
 		c.motorKW = c.kw
 		c.torque = c.kw * r.between(2.0, 2.9)
-		c.batteryKWh = math.Min(batteryFor(c.segment, c.year, r)*(1+0.1*math.Min(c.premium, 1.5)), 123)
 	case "hydrogen":
 		c.motorKW = c.kw
 		c.torque = c.kw * r.between(2.5, 3.0)
-		c.batteryKWh = 0
 	case "plug_in_hybrid":
 		c.motorKW = math.Round(c.kw * r.between(0.3, 0.45))
 		c.systemKW = c.kw
 		c.torque = c.kw * r.between(2.4, 3.0)
-		c.batteryKWh = roundTo(r.between(8, 14)+math.Max(0, float64(c.year-2018))*r.between(0.8, 1.8), 0.1)
 	case "hybrid":
 		c.motorKW = math.Round(c.kw * r.between(0.4, 0.6))
 		c.systemKW = c.kw
@@ -327,39 +299,186 @@ func (c *car) powertrain(r *rng) {
 		c.hybBattery = roundTo(r.between(0.4, 1.0), 0.01)
 	}
 	c.torque = math.Round(c.torque/5) * 5
+}
 
-	// Weight: the platform's volume, then the powertrain.
-	vol := (c.length / 1000) * (c.width / 1000) * (c.height / 1000)
-	perVolume := 118.0
-	if c.body == "van" {
-		perVolume = 72 // a van's volume is mostly empty load space
+// drawPower draws the power (hp) of a variant: within its segment's range
+// (or its exotic brand's), higher for higher trims, lower in older years.
+// Sports cars of mainstream and premium brands stay sports cars; only the
+// exotic brands build supercars, and volume brands stay under
+// volumeMaxHP except for their real halo models.
+func (c *car) drawPower(r *rng) float64 {
+	sb := segments[c.segment]
+	lo, hi := sb.hpLo, sb.hpHi
+	if c.body == "suv" {
+		lo, hi = lo*1.1, hi*1.05
 	}
-	c.weight = perVolume*vol + 130 + float64(c.year-1990)*3.5
-	c.weight += map[string]float64{"suv": 140, "van": 300, "pickup": 330, "mpv": 90, "roadster": -120, "convertible": 90}[c.body]
+	// Premium brands start higher (BMW 116i 109 hp) and reach further.
+	lo *= 1 + 0.2*math.Min(c.premium, 1)
+	hi *= 1 + 0.15*math.Min(c.premium, 1.5)
+	if budgetBrand[c.brand] {
+		hi = math.Max(lo*1.2, hi*0.6)
+	}
+	if c.body == "van" || c.body == "pickup" {
+		hi = math.Min(hi, 220)
+	}
+	sportsCap := 0.0
+	if c.segment == 'S' {
+		sportsCap = sportsHPHi
+		if c.premium >= 1 {
+			sportsCap = premiumSportsHPHi
+		}
+		lo, hi = sportsHPLo, math.Min(hi, sportsCap)
+	}
+	if c.body == "suv" && c.segment <= 'C' {
+		hi = math.Min(hi, 230)
+	}
+	ceiling := hpCeiling[c.segment]
+	if volumeBrand(c.brand) {
+		ceiling = math.Min(ceiling, volumeMaxHP)
+	}
+	if sportsCap > 0 {
+		ceiling = math.Min(ceiling, sportsCap) // hybrid and electric sports cars too
+	}
+	if e, ok := exoticHP[c.brand]; ok && c.segment >= 'D' {
+		// An exotic brand's small cars (the Aston Martin Cygnet was a
+		// Toyota iQ) keep their segment's power.
+		lo, hi, ceiling = e[0], e[1], e[1]
+	}
+	if halo := haloModels[c.brand+"/"+c.model]; halo > 0 {
+		hi, ceiling = halo, halo
+	}
+	hi = math.Max(hi, lo)
+	era := clamp(0.6+0.4*float64(c.year-1990)/30, 0.6, 1.05)
+	if c.segment == 'V' {
+		era = math.Max(era, 0.8) // commercial engines were never tiny
+	}
+	// Trim and power rise together: a higher trim draws from the upper part.
+	q := clamp(c.trimLevel*0.6+r.float()*0.55, 0, 1)
+	hp := math.Exp(math.Log(lo)+(math.Log(hi)-math.Log(lo))*q*q) * era
+	switch c.fuel {
+	case "electric":
+		hp *= r.between(1.2, 1.6)
+	case "plug_in_hybrid":
+		hp *= r.between(1.15, 1.4)
+	case "diesel":
+		hp *= 0.9
+	case "lpg", "cng":
+		hp *= 0.85
+	case "hydrogen":
+		hp = r.between(150, 185)
+	}
+	return math.Min(hp, ceiling*r.between(0.95, 1))
+}
+
+// checkDrive corrects the drawn driven wheels where the nameplate or the
+// power allows no other: 4x4-only nameplates, city cars, sports cars and
+// exotics, front drive beyond what the front wheels put down, and electric
+// cars beyond what one motor gives.
+func (c *car) checkDrive(r *rng) {
+	switch {
+	case fourByFourOnly(c.brand, c.model):
+		c.drive = "all"
+	case c.segment == 'A' && c.body != "suv" && c.drive == "all":
+		c.drive = "front"
+	case (c.segment == 'S' || exoticPower(c.brand)) && c.drive == "front":
+		c.drive = "rear"
+		if c.hp > 600 && r.chance(0.5) {
+			c.drive = "all"
+		}
+	case c.drive == "front" && c.hp > frontDriveMaxHP:
+		c.drive = "all"
+	}
+	if c.isEV() && c.hp > evSingleMotorMaxHP {
+		c.drive = "all"
+	}
+}
+
+// kerbBase is the kerb weight (kg, with driver's 75 kg as EU kerb weights
+// are quoted) of a current combustion hatchback or saloon of each segment
+// at the segment's typical size: VW Up 1,000, Polo 1,150, Golf 1,350,
+// Passat 1,550, 5 Series 1,750, S-Class 2,000, a sports coupé 1,450, a
+// Transporter 1,900.
+var kerbBase = map[byte]float64{'A': 1000, 'B': 1150, 'C': 1350, 'D': 1550, 'E': 1750, 'F': 2000, 'S': 1450, 'V': 1900}
+
+// kerbBody is what a body adds beyond its size (reinforcement, 4x4
+// hardware of SUVs, folding roofs).
+var kerbBody = map[string]float64{"suv": 60, "mpv": 40, "estate": 20, "convertible": 110, "roadster": -40, "pickup": 250}
+
+// kerbWeight sets the kerb weight: the segment's base scaled by the
+// platform's size, then the body, the age and the powertrain.
+func (c *car) kerbWeight(r *rng) {
+	sb := segments[c.segment]
+	refHeight := bodyHeight["hatchback"]
+	switch c.segment {
+	case 'S':
+		refHeight = bodyHeight["coupe"]
+	case 'V':
+		refHeight = bodyHeight["van"]
+	}
+	vol := c.length * c.width * c.height
+	ref := sb.length * sb.width * refHeight
+	w := kerbBase[c.segment] * math.Pow(vol/ref, 0.7)
+	// Body, drive and engine add in proportion to the car's size (a
+	// city car's diesel weighs less than a saloon's).
+	size := kerbBase[c.segment] / kerbBase['C']
+	w += kerbBody[c.body] * size
+	// Cars gained about 0.7 % a year until the early 2010s (Golf III about
+	// 1,100 kg, Golf VII 1,300), then stayed level.
+	w *= 1 - 0.007*math.Max(0, float64(2012-c.year))
 	if c.drive == "all" {
-		c.weight += 75
+		w += 55 * size // Golf 1.5 TSI 1,330 kg, Golf R 4Motion 1,550
 	}
 	switch c.fuel {
-	case "diesel":
-		c.weight += 55
-	case "hybrid":
-		c.weight += 70
+	case "diesel", "hybrid":
+		w += 50 * size // a Golf TDI weighs about 50 kg more than a TSI
 	case "mild_hybrid":
-		c.weight += 25
+		w += 20
 	case "plug_in_hybrid":
-		c.weight += 160 + c.batteryKWh*5
+		w += 120 + c.batteryKWh*6.5
 	case "electric":
-		c.weight += c.batteryKWh*6.2 - 60
+		// About 6.5 kg per kWh of pack, less the engine, gearbox and tank.
+		w += c.batteryKWh*6.5 - 90
 	case "hydrogen":
-		c.weight += 380
+		w += 350
 	case "cng":
-		c.weight += 70
+		w += 70
+	case "lpg":
+		w += 30
 	}
-	c.weight += c.kw * 0.6
-	if c.segment == 'S' {
-		c.weight -= 120
+	w += 0.25 * c.kw // bigger engines, brakes and wheels
+	c.weight = math.Round(w * clamp(r.normal(1, 0.02), 0.95, 1.05))
+}
+
+// quadricycle sets the figures of a light electric quadricycle.
+func (c *car) quadricycle(q quadricycle, r *rng) {
+	c.kw = math.Round(q.kw)
+	c.hp = math.Round(c.kw * 1.35962)
+	c.drive = "front"
+	if c.brand == "microlino" {
+		c.drive = "rear"
 	}
-	c.weight = math.Round(c.weight * r.normal(1, 0.025))
+	c.motorKW = c.kw
+	c.torque = math.Round(c.kw * 6)
+	c.batteryKWh = q.batteryKWh
+	c.weight = math.Round(q.weight * r.normal(1, 0.01))
+}
+
+// minDisplacement is the smallest engine (cc) a segment's cars carry, so
+// that a downsized or hybrid engine stays believable: Fiat TwinAir 0.9 l,
+// Golf 1.0 TSI, Passat 1.4 TSI, 5 Series 520i 2.0, S-Class 3.0, a 911
+// or a Transporter 2.0; diesels from the Polo's 1.2 TDI and the Golf's
+// 1.5 dCi/1.6 TDI up.
+func minDisplacement(seg byte, fuel string) float64 {
+	cc := map[byte]float64{'A': 900, 'B': 990, 'C': 990, 'D': 1390, 'E': 1950, 'F': 2900, 'S': 1950, 'V': 1950}[seg]
+	if fuel == "diesel" {
+		switch {
+		case seg <= 'B':
+			cc = math.Max(cc, 1190)
+		default:
+			cc = math.Max(cc, 1450)
+		}
+	}
+	return cc
 }
 
 // hpCeiling is the most powerful variant a segment plausibly has.
@@ -380,7 +499,9 @@ func nearestDisplacement(cc float64) int {
 }
 
 func batteryFor(seg byte, year int, r *rng) float64 {
-	base := map[byte][2]float64{'A': {24, 37}, 'B': {40, 56}, 'C': {52, 82}, 'D': {64, 100}, 'E': {84, 110}, 'F': {100, 120}, 'S': {75, 95}, 'V': {50, 77}}[seg]
+	// Gross capacity of current packs: e-Up 37, Peugeot e-208 51, ID.3
+	// 59-79, Model 3 60-82, EQE 90-96, EQS/i7 108-120 kWh.
+	base := map[byte][2]float64{'A': {24, 37}, 'B': {40, 56}, 'C': {50, 79}, 'D': {58, 86}, 'E': {77, 105}, 'F': {95, 118}, 'S': {75, 95}, 'V': {50, 77}}[seg]
 	b := r.between(base[0], base[1])
 	if year < 2017 {
 		b *= 0.45
@@ -412,9 +533,15 @@ func (c *car) performance(r *rng) {
 		maxSpeed = 440
 	}
 	c.topSpeed = math.Round(math.Min(c.topSpeed, maxSpeed*r.between(0.95, 1)))
+	q, quad := quadricycles[c.brand+"/"+c.model]
+	if quad {
+		c.topSpeed = q.topSpeed
+	}
 
+	// Fitted on published times: Up 60 hp 14.4 s, Golf 85 hp 11.9 s, GTI
+	// 245 hp 6.2 s, 911 Carrera 4.2 s.
 	ratio := c.weight / c.kw
-	c.accel = math.Pow(ratio, 0.85) * 1.02
+	c.accel = math.Pow(ratio, 0.85) * 0.96
 	if c.isEV() || c.isFCEV() {
 		c.accel *= 0.88
 	}
@@ -424,7 +551,13 @@ func (c *car) performance(r *rng) {
 	if c.transmission == "manual" {
 		c.accel *= 1.03
 	}
-	c.accel = math.Max(2.0, roundTo(c.accel*r.normal(1, 0.03), 0.1))
+	c.accel *= r.normal(1, 0.03)
+	// No quicker than the tyres and the power allow, no slower than the
+	// slowest car on sale.
+	c.accel = math.Max(c.accel, tractionFloor(c.drive, c.isEV())*r.between(1, 1.06))
+	c.accel = math.Max(c.accel, powerLimitedAccel(c.weight, c.kw))
+	c.accel = math.Min(roundTo(c.accel, 0.1), slowestAccel)
+	c.accel = math.Max(c.accel, math.Ceil(tractionFloor(c.drive, c.isEV())*10)/10)
 
 	// WLTP combined consumption of the combustion engine.
 	l := 1.8 + 0.0022*c.weight + 0.008*c.kw + 0.012*math.Max(0, c.kw-150) + (c.cd-0.3)*8
@@ -441,13 +574,14 @@ func (c *car) performance(r *rng) {
 		l *= 1.38
 	case "cng":
 		l *= 0.66 // kg/100 km
+	case "plug_in_hybrid":
+		l *= 0.85 // charge-sustaining: it runs as a full hybrid
 	case "hydrogen":
 		l = 0.75 + c.weight*0.00012 // kg/100 km
 	}
 	l *= r.normal(1, 0.04)
 	c.consumption = roundTo(l, 0.1)
-	co2Per := map[string]float64{"petrol": 23.8, "diesel": 26.5, "mild_hybrid": 23.8, "hybrid": 23.8, "lpg": 16.6, "ethanol": 17.0, "cng": 27.0, "plug_in_hybrid": 23.8}
-	c.co2 = math.Round(c.consumption * co2Per[c.fuel])
+	c.co2 = math.Round(c.consumption * co2PerLitre[c.fuel])
 
 	if c.isEV() || c.isPHEV() {
 		c.energy = roundTo((7+0.0048*c.weight+(c.cd-0.28)*20)*r.normal(1, 0.04), 0.1)
@@ -465,45 +599,33 @@ func (c *car) performance(r *rng) {
 		case r.chance(0.12):
 			c.acKW = 22
 		}
-		if c.isEV() {
+		switch {
+		case quad:
+			c.acKW, c.dcKW = q.acKW, 0 // a household socket, no DC
+		case c.isEV():
 			c.dcKW = 50
 			if c.year >= 2018 {
-				c.dcKW = math.Round(c.batteryKWh*r.between(1.3, 2.6)/5) * 5
+				c.dcKW = c.batteryKWh * r.between(1.3, 2.6)
 			}
 			if c.year >= 2020 && c.premium >= 0.8 && r.chance(0.5) {
-				c.dcKW = math.Round(r.between(230, 320)/5) * 5
+				c.dcKW = r.between(230, 320)
 			}
-		} else if c.year >= 2022 && r.chance(0.3) {
-			c.dcKW = math.Round(r.between(40, 60)/5) * 5
+		case c.year >= 2022 && r.chance(0.3):
+			c.dcKW = r.between(40, 60)
+		}
+		// The battery and the era limit the charging power.
+		if c.dcKW > 0 {
+			c.dcKW = math.Floor(math.Min(c.dcKW, math.Min(maxDCRate*c.batteryKWh, dcEraCap(c.year)))/5) * 5
 		}
 	}
 	if c.isPHEV() {
-		// Weighted WLTP consumption of a plug-in hybrid.
-		c.co2 = math.Round(math.Max(8, 60-c.elecRange*0.55+r.normal(0, 4)))
+		// Weighted WLTP consumption: the charge-sustaining figure over the
+		// share of distance the utility factor leaves to the engine; the
+		// CO2 follows from it.
+		c.weightedL = math.Max(0.3, roundTo(c.consumption*(1-phevUtility(c.elecRange)), 0.1))
+		c.co2 = math.Round(c.weightedL * co2PerLitre["plug_in_hybrid"])
 	}
 	if c.isEV() || c.isFCEV() {
 		c.co2 = 0
 	}
-}
-
-// pricing sets the Dutch list price in euros.
-func (c *car) pricing(r *rng) {
-	base := 6500 + 118*c.hp
-	base *= 1 + 0.35*c.premium
-	if budgetBrand[c.brand] {
-		base *= 0.72
-	}
-	switch c.fuel {
-	case "electric":
-		base *= 1.15
-	case "plug_in_hybrid":
-		base *= 1.2
-	case "hybrid":
-		base *= 1.08
-	case "hydrogen":
-		base = 72000
-	}
-	base *= 1 + 0.06*float64(c.trim)
-	infl := clamp(0.5+0.5*float64(c.year-1990)/34, 0.5, 1.05)
-	c.price = math.Round(base*infl*r.normal(1, 0.05)/50)*50 - 10
 }

@@ -154,7 +154,7 @@ func TestCoherence(t *testing.T) {
 		if a, ok := sp["accel_0_100_s"]; ok && (a < 19 || a > 400) {
 			fail(row, "0-100 in %.1f s", float64(a)/10)
 		}
-		if ts, ok := sp["top_speed_kmh"]; ok && (ts < 60 || ts > 450) {
+		if ts, ok := sp["top_speed_kmh"]; ok && (ts < 45 || ts > 450) { // quadricycles: 45 km/h
 			fail(row, "top speed %d km/h", ts)
 		}
 		if l, ok := sp["length_mm"]; ok && (l < 2300 || l > 6500) {

@@ -326,14 +326,17 @@ var valueFns = map[string]valueFn{
 	"top_speed_electric_kmh": func(c *car, r *rng, _ *generator) (int32, bool) {
 		return num(roundTo(r.between(120, 145), 5)), true
 	},
-	"accel_0_100_s": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.accel * 10), true },
+	// A quadricycle never reaches 100 or 120 km/h.
+	"accel_0_100_s": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.accel * 10), c.topSpeed > 100 },
 	"accel_80_120_s": func(c *car, r *rng, _ *generator) (int32, bool) {
-		return num(c.accel * r.between(0.68, 0.8) * 10), true
+		return num(c.accel * r.between(0.68, 0.8) * 10), c.topSpeed > 120
 	},
 	"power_weight_kg_hp": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.weight / c.hp * 100), true },
-	"quarter_mile_s":     func(c *car, _ *rng, _ *generator) (int32, bool) { return num((6.5 + 1.25*c.accel) * 10), true },
-	"battery_kwh":        func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.batteryKWh * 10), true },
-	"battery_net_kwh":    func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.batteryKWh * 0.92 * 10), true },
+	"quarter_mile_s": func(c *car, _ *rng, _ *generator) (int32, bool) {
+		return num((6.5 + 1.25*c.accel) * 10), c.topSpeed > 100
+	},
+	"battery_kwh":     func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.batteryKWh * 10), true },
+	"battery_net_kwh": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.batteryKWh * 0.92 * 10), true },
 	"battery_chemistry": func(c *car, r *rng, g *generator) (int32, bool) {
 		ch := "nmc"
 		switch {
@@ -391,7 +394,7 @@ var valueFns = map[string]valueFn{
 	},
 	"fuel_wltp_l_100km": func(c *car, r *rng, _ *generator) (int32, bool) {
 		if c.isPHEV() {
-			return num(r.between(0.9, 2.1) * 10), true // weighted combined
+			return num(c.weightedL * 10), true // weighted combined
 		}
 		return num(c.litres() * 10), true
 	},

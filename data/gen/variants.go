@@ -80,7 +80,7 @@ func (g *generator) emitVariants() error {
 		for _, gp := range m.gens {
 			r.seed(seed, uint64(gp.id), 4)
 			platform := car{
-				brand: m.brand.Slug, style: m.brand.Style, premium: premiumBrand[m.brand.Slug],
+				brand: m.brand.Slug, model: m.seed.Name, style: m.brand.Style, premium: premiumBrand[m.brand.Slug],
 				segment: m.seed.Segment, body: m.seed.Body, year: gp.yearStart, trims: len(trims),
 			}
 			platform.shape(r)

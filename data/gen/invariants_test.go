@@ -1,0 +1,292 @@
+package gen
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/vspec/catalogue/data/dataset"
+)
+
+// variantFacts is what the editor's invariants look at for one variant of
+// the full catalogue: its model's vocabulary seed and its recorded figures.
+type variantFacts struct {
+	row                 int
+	brand, model        string
+	segment             byte
+	body, fuel, drive   string
+	premium             float64
+	exotic              bool
+	sp                  map[string]int32
+	hp, weight, accel   float64 // 0 when not recorded
+	co2, fuelL          float64 // g/km and l/100 km, -1 when not recorded
+	batteryKWh, dcKW    float64
+	year, price         int
+	hasPrice, hasWeight bool
+}
+
+func collectFacts(t *testing.T, s *dataset.Set) []variantFacts {
+	t.Helper()
+	v := s.Vocab
+	seeds := map[string]int{}
+	for i, m := range v.Models {
+		seeds[m.Brand+"\t"+m.Name] = i
+	}
+	styles := map[string]string{}
+	for _, b := range v.Brands {
+		styles[b.Slug] = b.Style
+	}
+	enum := func(group string, code uint8) string { return v.Enums[mustEnum(v, group)].Values[code].Slug }
+	out := make([]variantFacts, 0, len(s.Variants))
+	for row := range s.Variants {
+		vr := &s.Variants[row]
+		g := &s.Generations[vr.Generation]
+		m := &s.Models[g.Model]
+		brand := s.Brands[m.Brand].Slug
+		si, ok := seeds[brand+"\t"+m.Name]
+		if !ok {
+			t.Fatalf("model %s %s has no vocabulary seed", brand, m.Name)
+		}
+		seed := v.Models[si]
+		sp := specs(s, row)
+		f := variantFacts{
+			row: row, brand: brand, model: m.Name, segment: seed.Segment, body: enum("body", vr.Body),
+			fuel: enum("fuel", vr.Fuel), drive: enum("drive", vr.Drive), premium: premiumBrand[brand],
+			exotic: styles[brand] == "exotic", sp: sp, co2: -1, fuelL: -1,
+			year: int(g.YearStart), price: int(vr.PriceEUR), hasPrice: vr.HasPrice && vr.PriceEUR > 0,
+		}
+		if x, ok := sp["power_hp"]; ok {
+			f.hp = float64(x)
+		}
+		if x, ok := sp["curb_weight_kg"]; ok {
+			f.weight, f.hasWeight = float64(x), true
+		}
+		if x, ok := sp["accel_0_100_s"]; ok {
+			f.accel = float64(x) / 10
+		}
+		if x, ok := sp["co2_wltp_g_km"]; ok {
+			f.co2 = float64(x)
+		}
+		if x, ok := sp["fuel_wltp_l_100km"]; ok {
+			f.fuelL = float64(x) / 10
+		}
+		if x, ok := sp["battery_kwh"]; ok {
+			f.batteryKWh = float64(x) / 10
+		}
+		if x, ok := sp["dc_charge_kw"]; ok {
+			f.dcKW = float64(x)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func (f *variantFacts) key() string { return f.brand + "/" + f.model }
+
+// editorRule is one invariant an automotive editor checks: bad returns a
+// description of the violation, or "" when the variant is fine.
+type editorRule struct {
+	name string
+	bad  func(f *variantFacts) string
+}
+
+var editorRules = []editorRule{
+	{"city car over 1,200 kg (A segment, combustion, not an SUV)", func(f *variantFacts) string {
+		if f.segment == 'A' && f.hasWeight && isCombustion(f.fuel) && f.body != "suv" && f.weight > 1200 {
+			return fmt.Sprintf("%.0f kg", f.weight)
+		}
+		return ""
+	}},
+	{"B hatchback over 1,400 kg (combustion)", func(f *variantFacts) string {
+		if f.segment == 'B' && f.body == "hatchback" && f.hasWeight && isCombustion(f.fuel) && f.weight > 1400 {
+			return fmt.Sprintf("%.0f kg", f.weight)
+		}
+		return ""
+	}},
+	{"C hatchback over 1,600 kg (combustion)", func(f *variantFacts) string {
+		if f.segment == 'C' && f.body == "hatchback" && f.hasWeight && isCombustion(f.fuel) && f.weight > 1600 {
+			return fmt.Sprintf("%.0f kg", f.weight)
+		}
+		return ""
+	}},
+	{"quadricycle beyond the L6e/L7e limits", func(f *variantFacts) string {
+		if _, ok := quadricycles[f.key()]; ok && (f.weight > 800 || f.hp > 20) {
+			return fmt.Sprintf("%.0f kg, %.0f hp", f.weight, f.hp)
+		}
+		return ""
+	}},
+	{"front-drive sports car (S segment)", func(f *variantFacts) string {
+		if f.segment == 'S' && f.drive == "front" {
+			return "front-wheel drive"
+		}
+		return ""
+	}},
+	{"front drive over the traction limit", func(f *variantFacts) string {
+		if f.drive == "front" && f.hp > frontDriveMaxHP {
+			return fmt.Sprintf("%.0f hp through the front wheels", f.hp)
+		}
+		return ""
+	}},
+	{"single-motor EV over 480 hp", func(f *variantFacts) string {
+		if f.fuel == "electric" && f.drive != "all" && f.hp > evSingleMotorMaxHP {
+			return fmt.Sprintf("%.0f hp on one axle", f.hp)
+		}
+		return ""
+	}},
+	{"front-drive exotic", func(f *variantFacts) string {
+		if exoticPower(f.brand) && f.drive == "front" && f.segment >= 'D' {
+			return "front-wheel drive"
+		}
+		return ""
+	}},
+	{"4x4-only nameplate without all-wheel drive", func(f *variantFacts) string {
+		if fourByFourOnly(f.brand, f.model) && f.drive != "all" {
+			return f.drive + "-wheel drive"
+		}
+		return ""
+	}},
+	{"A-segment city car with all-wheel drive", func(f *variantFacts) string {
+		if f.segment == 'A' && f.body != "suv" && f.drive == "all" {
+			return "all-wheel drive"
+		}
+		return ""
+	}},
+	{"volume brand over 600 hp (not a halo model)", func(f *variantFacts) string {
+		if volumeBrand(f.brand) && f.hp > volumeMaxHP && haloModels[f.key()] == 0 {
+			return fmt.Sprintf("%.0f hp", f.hp)
+		}
+		return ""
+	}},
+	{"halo model over its real peak power", func(f *variantFacts) string {
+		if cap := haloModels[f.key()]; cap > 0 && f.hp > cap {
+			return fmt.Sprintf("%.0f hp, cap %.0f", f.hp, cap)
+		}
+		return ""
+	}},
+	{"PHEV CO2 not derived from its weighted consumption", func(f *variantFacts) string {
+		if f.fuel != "plug_in_hybrid" || f.co2 < 0 || f.fuelL < 0 {
+			return ""
+		}
+		if want := math.Round(f.fuelL * co2PerLitre["petrol"]); math.Abs(f.co2-want) > 1 {
+			return fmt.Sprintf("%.0f g/km for %.1f l/100 km (want %.0f)", f.co2, f.fuelL, want)
+		}
+		return ""
+	}},
+	{"DC charging beyond the battery (> 3.5 C)", func(f *variantFacts) string {
+		if f.dcKW > 0 && f.batteryKWh > 0 && f.dcKW > maxDCRate*f.batteryKWh {
+			return fmt.Sprintf("%.0f kW on %.1f kWh", f.dcKW, f.batteryKWh)
+		}
+		return ""
+	}},
+	{"DC charging beyond its era", func(f *variantFacts) string {
+		if f.dcKW > dcEraCap(f.year+yearsIntoGeneration) {
+			return fmt.Sprintf("%.0f kW in a %d generation", f.dcKW, f.year)
+		}
+		return ""
+	}},
+	{"0-100 km/h slower than 20 s", func(f *variantFacts) string {
+		if f.accel > slowestAccel {
+			return fmt.Sprintf("%.1f s", f.accel)
+		}
+		return ""
+	}},
+	{"0-100 km/h beyond traction", func(f *variantFacts) string {
+		if f.accel > 0 && f.accel < tractionFloor(f.drive, f.fuel == "electric")-0.05 {
+			return fmt.Sprintf("%.1f s with %s drive", f.accel, f.drive)
+		}
+		return ""
+	}},
+	{"0-100 km/h beyond the power-to-weight", func(f *variantFacts) string {
+		kw := f.hp / 1.35962
+		if f.accel > 0 && kw > 0 && f.hasWeight && f.accel < powerLimitedAccel(f.weight, kw) {
+			return fmt.Sprintf("%.1f s at %.0f kg and %.0f kW", f.accel, f.weight, kw)
+		}
+		return ""
+	}},
+}
+
+// yearsIntoGeneration: a variant's model year can be this far past its
+// generation's first year and still belong to it; the era checks allow it.
+const yearsIntoGeneration = 12
+
+func isCombustion(fuel string) bool {
+	switch fuel {
+	case "electric", "hydrogen", "plug_in_hybrid":
+		return false
+	}
+	return true
+}
+
+// TestEditorInvariants checks, on every variant of the full catalogue, the
+// rules an automotive editor would check first (issue 16). Each rule reports
+// its violation count and a few examples.
+func TestEditorInvariants(t *testing.T) {
+	checkRules(t, editorRules)
+}
+
+// checkRules runs each rule as a subtest over the full catalogue.
+func checkRules(t *testing.T, rules []editorRule) {
+	s := full(t)
+	facts := collectFacts(t, s)
+	for _, rule := range rules {
+		t.Run(strings.ReplaceAll(rule.name, " ", "_"), func(t *testing.T) {
+			n := 0
+			var examples []string
+			for i := range facts {
+				f := &facts[i]
+				if why := rule.bad(f); why != "" {
+					n++
+					if len(examples) < 5 {
+						examples = append(examples, fmt.Sprintf("%q (%s, %s, %d): %s", s.Variants[f.row].Name, f.brand, f.fuel, f.year, why))
+					}
+				}
+			}
+			t.Logf("%d violations", n)
+			if n > 0 {
+				t.Errorf("%d violations, e.g.\n  %s", n, strings.Join(examples, "\n  "))
+			}
+		})
+	}
+}
+
+// weightBands are the published kerb-weight medians of combustion cars per
+// segment (hatchbacks, saloons and estates, not SUVs or vans): Up/Aygo/i10
+// about 950-1,000 kg, Polo/Clio/Fiesta 1,100-1,200, Golf/Focus/308
+// 1,300-1,400, Passat/3 Series/Mondeo 1,500-1,600.
+var weightBands = map[byte][2]float64{'A': {920, 1080}, 'B': {1080, 1230}, 'C': {1270, 1430}, 'D': {1460, 1640}}
+
+func TestWeightMedians(t *testing.T) {
+	facts := collectFacts(t, full(t))
+	bySeg := map[byte][]float64{}
+	evExtra := map[byte][]float64{}
+	for i := range facts {
+		f := &facts[i]
+		if !f.hasWeight || f.body == "suv" || f.body == "van" || f.body == "pickup" || f.body == "mpv" {
+			continue
+		}
+		if isCombustion(f.fuel) {
+			bySeg[f.segment] = append(bySeg[f.segment], f.weight)
+		}
+		if f.fuel == "electric" && f.batteryKWh > 0 {
+			evExtra[f.segment] = append(evExtra[f.segment], f.weight)
+		}
+	}
+	for _, seg := range []byte("ABCDEFSV") {
+		med := median(bySeg[seg])
+		t.Logf("segment %c: combustion median %.0f kg over %d variants; EV median %.0f kg over %d", seg, med, len(bySeg[seg]), median(evExtra[seg]), len(evExtra[seg]))
+		if band, ok := weightBands[seg]; ok && (med < band[0] || med > band[1]) {
+			t.Errorf("segment %c: combustion median %.0f kg, want %.0f-%.0f", seg, med, band[0], band[1])
+		}
+	}
+}
+
+func median(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	y := append([]float64(nil), x...)
+	sort.Float64s(y)
+	return y[len(y)/2]
+}
