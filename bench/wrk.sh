@@ -30,8 +30,9 @@
 # with several paths sends them in turn from a Lua script; every request
 # carries X-Api-Key. It keeps the medians of req/s and of CPU µs per request
 # (CPU time over the requests wrk completed) and prints a Markdown table:
-# static req/s, catalogued req/s, their ratio, and each server's CPU µs per
-# request. The table also goes to bench/out/wrk-pinned.tsv, every run to
+# static req/s, catalogued req/s, their ratio, each server's CPU µs per
+# request and its core use (CPU time over wall time: under 100 % the server
+# was not what limited the run). The table also goes to bench/out/wrk-pinned.tsv, every run to
 # bench/out/wrk-pinned-runs.tsv. Both servers stay up during a route's runs
 # (the one not driven is idle).
 #
@@ -198,7 +199,7 @@ static_up() {
 }
 
 runs="$out/wrk-pinned-runs.tsv"
-printf 'route\tpaths\tserver\trun\trequests\treq/s\tcpu_ticks\tcpu_us_per_req\tbytes_per_resp\n' >"$runs"
+printf 'route\tpaths\tserver\trun\trequests\treq/s\tcpu_ticks\tcpu_us_per_req\tbytes_per_resp\tcore_use\n' >"$runs"
 
 # bytes TOTAL_WITH_UNIT: wrk's "12.34MB" as bytes.
 bytes() {
@@ -239,7 +240,7 @@ drive() {
     echo "  $name, $server, run $run: $(grep 'Socket errors' "$tmp/wrk.out" | sed 's/^ *//')" >&2
   fi
   awk -v r="$name" -v np="$np" -v s="$server" -v run="$run" -v n="$reqs" -v rps="$rps" -v dt=$((t1 - t0)) -v tck="$tck" -v b="$(bytes "$read")" \
-    'BEGIN { printf "%s\t%d\t%s\t%s\t%d\t%.0f\t%d\t%.2f\t%.0f\n", r, np, s, run, n, rps, dt, dt * 1e6 / tck / n, b / n }' >>"$runs"
+    'BEGIN { printf "%s\t%d\t%s\t%s\t%d\t%.0f\t%d\t%.2f\t%.0f\t%.3f\n", r, np, s, run, n, rps, dt, dt * 1e6 / tck / n, b / n, dt / tck * rps / n }' >>"$runs"
 }
 
 # measure MIXFILE: every route of the mix, REPEAT times, static then catalogued.
@@ -299,23 +300,26 @@ awk -F'\t' '
     if (!($1 in seen)) { seen[$1] = 1; order[++m] = $1; np[$1] = $2 }
     rps[$1, $3] = rps[$1, $3] " " $6
     cpu[$1, $3] = cpu[$1, $3] " " $8
+    use[$1, $3] = use[$1, $3] " " $10
     if ($3 == "catalogued") by[$1] = by[$1] " " $9
   }
   END {
-    print "route\tpaths\tbytes\tstatic_rps\tcatalogued_rps\tratio\tcatalogued_cpu_us_per_req\tstatic_cpu_us_per_req"
+    print "route\tpaths\tbytes\tstatic_rps\tcatalogued_rps\tratio\tcatalogued_cpu_us_per_req\tstatic_cpu_us_per_req\tcatalogued_core_use\tstatic_core_use"
     for (i = 1; i <= m; i++) {
       r = order[i]; s = median(rps[r, "static"]); c = median(rps[r, "catalogued"])
-      printf "%s\t%d\t%.0f\t%.0f\t%.0f\t%.3f\t%.1f\t%.1f\n", r, np[r], median(by[r]), s, c, c / s,
-        median(cpu[r, "catalogued"]), median(cpu[r, "static"])
+      printf "%s\t%d\t%.0f\t%.0f\t%.0f\t%.3f\t%.1f\t%.1f\t%.3f\t%.3f\n", r, np[r], median(by[r]), s, c, c / s,
+        median(cpu[r, "catalogued"]), median(cpu[r, "static"]), median(use[r, "catalogued"]), median(use[r, "static"])
     }
   }' "$runs" >"$table"
 
 echo
-echo "| route | paths | bytes/resp | static req/s | catalogued req/s | ratio | catalogued CPU µs/req | static CPU µs/req |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| route | paths | bytes/resp | static req/s | catalogued req/s | ratio | catalogued CPU µs/req | static CPU µs/req | core use: catalogued, static |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 awk -F'\t' 'NR > 1 {
     route = $1; if (route == "search uncached") route = route " (cache off)"
-    printf "| %s | %d | %d | %d | %d | **%.0f%%** | %.1f | %.1f |\n", route, $2, $3, $4, $5, 100 * $6, $7, $8
+    printf "| %s | %d | %d | %d | %d | **%.0f%%** | %.1f | %.1f | %.0f%%, %.0f%% |\n", route, $2, $3, $4, $5, 100 * $6, $7, $8, 100 * $9, 100 * $10
   }' "$table" | sed -E ':a; s/([0-9])([0-9]{3})( |\||,)/\1,\2\3/; ta'
 echo
-echo "medians of $repeat run(s) per server; bytes/resp: what wrk read per response, headers included; table: $table, runs: $runs"
+echo "medians of $repeat run(s) per server; bytes/resp: what wrk read per response, headers included; core use: the server's"
+echo "CPU time over the run's wall time (below 100 %, something else held the server back: the client or other work on its core)"
+echo "table: $table, runs: $runs"
