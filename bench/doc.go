@@ -27,8 +27,18 @@
 //   - ReadPG reads the database peer's result, written by pg/run.sh, which
 //     runs the same search and filter queries with pgbench against
 //     PostgreSQL over the rows cmd/pgtsv exports.
-//   - wrk.sh drives a few routes of the mix with wrk; cmd/loadmix prints
-//     the mix of a running server for it.
+//   - wrk.sh measures with wrk the way issue 20 asks, outside the Go
+//     client: catalogued and its static twin (cmd/static, which replays
+//     the exact status, headers and body catalogued sent for each path)
+//     each alone on core 1 with GOMAXPROCS=1, wrk -t1 pinned to core 0,
+//     alternated and repeated, medians of req/s, their ratio, and each
+//     server's CPU µs per request from /proc/PID/stat: the primary figures
+//     of RESULTS.md. Its routes are PinnedMix (the mix, generations,
+//     images, prices, the spec catalogue, a cached search and
+//     DiscoverQueries' phrases against a second catalogued with the search
+//     cache off), which cmd/loadmix -pinned prints. With TARGET it drives
+//     any server without pinning, as before. The in-process harness stays
+//     for allocation counts and latency at half peak.
 //
 // The benchmarks (load_test.go) are the entry points:
 //
@@ -36,5 +46,6 @@
 //	go test ./bench -run '^$' -bench Load -benchtime 1x -bench.target=HOST:PORT -bench.key=KEY
 //	go test ./bench -run '^$' -bench Reload -benchtime 1x                    # reloads under load
 //	bench/pg/run.sh                                                          # the PostgreSQL peer, before Load
-//	bench/wrk.sh                                                             # wrk against catalogued
+//	bench/wrk.sh                                                             # pinned wrk against a static twin
+//	SCALE=0.05 REPEAT=1 DURATION=1s bench/wrk.sh                             # the same on a small catalogue, quickly
 package bench

@@ -16,7 +16,8 @@ import (
 // has its own secret) and an apify key sees raw integer ids instead.
 type MixIDs struct {
 	BrandSlug    string   // volkswagen when the server has it
-	GenerationID string   // the brand's Golf's latest generation, or the first model's
+	ModelID      string   // the brand's Golf, or its first model
+	GenerationID string   // that model's latest generation
 	VariantID    string   // that generation's first variant
 	Compare      []string // 4 variants of the latest generations of that model
 }
@@ -191,6 +192,7 @@ func DiscoverIDs(addr, key string) (MixIDs, error) {
 			model = idText(m.ModelID)
 		}
 	}
+	ids.ModelID = model
 	gens, err := listIDs("/v1/models/"+model+"/generations?limit=50", "generation_id")
 	if err != nil {
 		return ids, err
@@ -241,3 +243,126 @@ func idText(raw json.RawMessage) string {
 }
 
 func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
+
+// Names of the routes only the pinned wrk run has (PinnedMix).
+const (
+	RouteSearchCached   = "search cached"
+	RouteSearchUncached = "search uncached"
+)
+
+// PinnedMix is the route set of the pinned wrk run (bench/wrk.sh, issue
+// 20): the whole Mix, then the routes it leaves out (a model's generations,
+// a variant's images and prices, the spec catalogue), "search cached" (the
+// first page of "golf" again and again: after the first request every one
+// is a hit of the search cache, a popular query) and, when queries is
+// not empty, "search uncached", which sends queries in turn and is meant
+// for a server started with the search cache off.
+func PinnedMix(ids MixIDs, queries []string) []Route {
+	routes := Mix(ids)
+	v := ids.VariantID
+	more := []Route{
+		{Name: "images", Path: "/v1/variants/" + v + "/images"},
+		{Name: "prices", Path: "/v1/variants/" + v + "/prices"},
+		{Name: "spec catalogue", Path: "/v1/specs/catalog"},
+	}
+	if ids.ModelID != "" {
+		more = append([]Route{{Name: "generations", Path: "/v1/models/" + ids.ModelID + "/generations"}}, more...)
+	}
+	routes = append(routes, more...)
+	routes = append(routes, Route{Name: RouteSearchCached, Path: "/v1/search?q=golf"})
+	if len(queries) > 0 {
+		ps := make([]string, len(queries))
+		for i, q := range queries {
+			ps[i] = "/v1/search?q=" + url.QueryEscape(q)
+		}
+		routes = append(routes, Route{Name: RouteSearchUncached, Path: ps[0], Paths: ps})
+	}
+	return routes
+}
+
+// DiscoverQueries returns up to n search phrases made from the catalogue
+// of the server at addr, walked through its API: each brand's name, then
+// "brand model" for each of its models, brand after brand (GET /v1/brands,
+// every page, and /v1/brands/{slug}/models, the first page of 50). None is
+// in SearchPrefixes or SearchTypos, so a run of them after the mix still
+// misses a search cache; the uncached route runs them against a server
+// with the cache off anyway.
+func DiscoverQueries(addr, key string, n int) ([]string, error) {
+	type brand struct{ Name, Slug string }
+	var brands []brand
+	cursor := ""
+	for {
+		var page struct {
+			Data  []brand `json:"data"`
+			Links struct {
+				Next string `json:"next"`
+			} `json:"links"`
+		}
+		path := "/v1/brands?limit=50"
+		if cursor != "" {
+			path += "&cursor=" + url.QueryEscape(cursor)
+		}
+		if err := getJSON(addr, key, path, &page); err != nil {
+			return nil, fmt.Errorf("cannot discover queries: %w", err)
+		}
+		brands = append(brands, page.Data...)
+		if page.Links.Next == "" || len(page.Data) == 0 {
+			break
+		}
+		cursor = page.Links.Next
+	}
+	seen := map[string]bool{}
+	for _, q := range SearchPrefixes {
+		seen[strings.ToLower(q)] = true
+	}
+	for _, q := range SearchTypos {
+		seen[strings.ToLower(q)] = true
+	}
+	var qs []string
+	add := func(q string) {
+		if k := strings.ToLower(q); len(qs) < n && !seen[k] {
+			seen[k] = true
+			qs = append(qs, q)
+		}
+	}
+	for _, b := range brands {
+		add(b.Name)
+	}
+	for _, b := range brands {
+		if len(qs) >= n {
+			break
+		}
+		var models struct {
+			Data []struct{ Name string } `json:"data"`
+		}
+		if err := getJSON(addr, key, "/v1/brands/"+url.PathEscape(b.Slug)+"/models?limit=50", &models); err != nil {
+			return nil, fmt.Errorf("cannot discover queries: %w", err)
+		}
+		for _, m := range models.Data {
+			add(b.Name + " " + m.Name)
+		}
+	}
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("cannot discover queries: no brand")
+	}
+	return qs, nil
+}
+
+// getJSON gets path from the server at addr with key and decodes the
+// body, which must come with status 200, into dst.
+func getJSON(addr, key, path string, dst any) error {
+	cfg := Config{Addr: addr, Key: key}
+	req, res := cfg.newRequest(path), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(res)
+	if err := fasthttp.DoTimeout(req, res, 10*time.Second); err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	if res.StatusCode() != fasthttp.StatusOK {
+		return fmt.Errorf("GET %s: status %d: %.200s", path, res.StatusCode(), res.Body())
+	}
+	if err := json.Unmarshal(res.Body(), dst); err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	return nil
+}

@@ -129,3 +129,59 @@ func TestFilterCaseQuery(t *testing.T) {
 		t.Errorf("filter path %q", p)
 	}
 }
+
+// TestPinnedMixAgainstServer checks that every route of the pinned wrk run
+// (PinnedMix, with phrases from DiscoverQueries) answers 200 on a real
+// server, with a token key and with a raw-id key.
+func TestPinnedMixAgainstServer(t *testing.T) {
+	addr, freeKey, apifyKey, _, _ := smallServer(t)
+	for _, key := range []string{freeKey, apifyKey} {
+		ids, err := DiscoverIDs(addr, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids.ModelID == "" {
+			t.Fatalf("ids %+v: no model", ids)
+		}
+		qs, err := DiscoverQueries(addr, key, 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The 1 % catalogue has 7 brands and 14 models of them.
+		if len(qs) < 10 || len(qs) > 40 || qs[0] != "Volkswagen" || qs[len(qs)-1] == "Volkswagen" {
+			t.Errorf("queries %q", qs)
+		}
+		if few, err := DiscoverQueries(addr, key, 5); err != nil || len(few) != 5 {
+			t.Errorf("5 queries: %q, %v", few, err)
+		}
+		seen := map[string]bool{}
+		for _, q := range qs {
+			if seen[q] {
+				t.Errorf("query %q twice", q)
+			}
+			seen[q] = true
+		}
+		names := map[string]bool{}
+		for _, rt := range PinnedMix(ids, qs) {
+			names[rt.Name] = true
+			if rt.Path == "" || rt.Path != rt.paths()[0] {
+				t.Errorf("%s: path %q, paths %q", rt.Name, rt.Path, rt.Paths)
+			}
+			cfg := Config{Addr: addr, Key: key, Concurrency: 1}
+			if _, err := check(cfg, cfg.client(), rt); err != nil {
+				t.Errorf("%v", err)
+			}
+		}
+		for _, want := range []string{"variant detail", "specs de", "brands", "models", "generations", "generation variants",
+			"images", "prices", "spec catalogue", RouteFilter2, "compare 4", RouteSearchCached, RouteSearchUncached} {
+			if !names[want] {
+				t.Errorf("the pinned mix lacks %q", want)
+			}
+		}
+		for _, rt := range PinnedMix(ids, nil) {
+			if rt.Name == RouteSearchUncached {
+				t.Errorf("%s without queries", rt.Name)
+			}
+		}
+	}
+}

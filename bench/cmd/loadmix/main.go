@@ -3,6 +3,11 @@
 // tab-separated. bench/wrk.sh drives these paths with wrk.
 //
 //	go run ./bench/cmd/loadmix -target 127.0.0.1:8080 -key vsc_free_...
+//	go run ./bench/cmd/loadmix -pinned -queries 266 ...   # bench.PinnedMix
+//
+// With -pinned it prints bench.PinnedMix instead of bench.Mix: the mix and
+// the routes it leaves out, "search cached" and "search uncached", whose
+// -queries phrases come from bench.DiscoverQueries.
 //
 // A route whose first path answers 404 (a route the server does not have
 // yet, such as /v1/search before it lands) is left out with a note on
@@ -21,9 +26,11 @@ import (
 )
 
 var (
-	target = flag.String("target", "127.0.0.1:8080", "host:port (or http://host:port) of the server")
-	key    = flag.String("key", "", "API key, sent as X-Api-Key")
-	routes = flag.String("routes", "", "regular expression selecting routes by name; empty prints all")
+	target  = flag.String("target", "127.0.0.1:8080", "host:port (or http://host:port) of the server")
+	key     = flag.String("key", "", "API key, sent as X-Api-Key")
+	routes  = flag.String("routes", "", "regular expression selecting routes by name; empty prints all")
+	pinned  = flag.Bool("pinned", false, "print bench.PinnedMix (the pinned wrk run's routes) instead of bench.Mix")
+	queries = flag.Int("queries", 266, "with -pinned, how many search phrases the \"search uncached\" route sends (0 leaves the route out)")
 )
 
 func main() {
@@ -37,7 +44,17 @@ func main() {
 	if err != nil {
 		log.Fatalf("loadmix: %v", err)
 	}
-	for _, rt := range bench.Mix(ids) {
+	mix := bench.Mix(ids)
+	if *pinned {
+		var qs []string
+		if *queries > 0 && sel.MatchString(bench.RouteSearchUncached) {
+			if qs, err = bench.DiscoverQueries(addr, *key, *queries); err != nil {
+				log.Fatalf("loadmix: %v", err)
+			}
+		}
+		mix = bench.PinnedMix(ids, qs)
+	}
+	for _, rt := range mix {
 		if !sel.MatchString(rt.Name) {
 			continue
 		}
