@@ -15,6 +15,7 @@ type car struct {
 	body      string
 	fuel      string
 	year      int // model year the equipment and norms are taken from
+	genYear   int // the generation's launch year, which names take their era from
 	trim      int // 0 = base trim
 	trims     int // number of trims of the brand
 	trimLevel float64

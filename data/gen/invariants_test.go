@@ -14,6 +14,7 @@ import (
 // the full catalogue: its model's vocabulary seed and its recorded figures.
 type variantFacts struct {
 	row                 int
+	name                string
 	brand, model        string
 	segment             byte
 	body, fuel, drive   string
@@ -52,7 +53,7 @@ func collectFacts(t *testing.T, s *dataset.Set) []variantFacts {
 		seed := v.Models[si]
 		sp := specs(s, row)
 		f := variantFacts{
-			row: row, brand: brand, model: m.Name, segment: seed.Segment, body: enum("body", vr.Body),
+			row: row, name: vr.Name, brand: brand, model: m.Name, segment: seed.Segment, body: enum("body", vr.Body),
 			fuel: enum("fuel", vr.Fuel), drive: enum("drive", vr.Drive), premium: premiumBrand[brand],
 			exotic: styles[brand] == "exotic", sp: sp, co2: -1, fuelL: -1,
 			year: int(g.YearStart), price: int(vr.PriceEUR), hasPrice: vr.HasPrice && vr.PriceEUR > 0,

@@ -99,6 +99,14 @@ func techFor(brand string) techWords {
 }
 
 func (t techWords) word(c *car) string {
+	w := eraBadge(t.rawWord(c), c.genYear, c.dispCC)
+	if w == "dT" && c.hp < 70 {
+		w = "D"
+	}
+	return w
+}
+
+func (t techWords) rawWord(c *car) string {
 	switch c.fuel {
 	case "diesel":
 		return t.diesel
@@ -124,6 +132,17 @@ func (t techWords) word(c *car) string {
 // gearboxWord is the gearbox designation used in names and in the
 // gearbox_code spec; "" for manual gearboxes.
 func gearboxWord(c *car) string {
+	w := rawGearboxWord(c)
+	if e, ok := gearboxEras[w]; ok && !e.has(c.genYear) {
+		if w == "S tronic" && gearboxEras["DSG"].has(c.genYear) {
+			return "DSG"
+		}
+		return "Automatic"
+	}
+	return w
+}
+
+func rawGearboxWord(c *car) string {
 	switch c.transmission {
 	case "manual":
 		return ""
@@ -149,18 +168,28 @@ func gearboxWord(c *car) string {
 	case "bmw", "alpina":
 		return "Steptronic"
 	case "mercedes-benz", "maybach", "brabus":
-		return fmt.Sprintf("%dG-TRONIC", c.gears)
+		w, _ := mercedesGearbox(c)
+		return w
 	case "porsche":
 		if c.transmission == "dct" {
 			return "PDK"
 		}
 		return "Tiptronic S"
 	case "renault", "dacia":
-		return "EDC"
+		if c.transmission == "dct" {
+			return "EDC"
+		}
 	case "peugeot", "citroen", "ds", "opel":
-		return fmt.Sprintf("EAT%d", c.gears)
+		switch c.gears {
+		case 6:
+			return "EAT6"
+		case 8:
+			return "EAT8"
+		}
 	case "ford":
-		return "PowerShift"
+		if c.transmission == "dct" {
+			return "PowerShift"
+		}
 	case "hyundai", "kia":
 		if c.transmission == "dct" {
 			return "DCT"
@@ -215,6 +244,9 @@ func displayName(model string, c *car, trim string) string {
 		awd = awdName(c.brand)
 	}
 	switch {
+	case c.isEV() && c.style == "mercedes" && strings.HasPrefix(model, "EQ"):
+		add(mercedesCode(model, c), awd, trim)
+		return strings.Join(parts, " ")
 	case c.isEV():
 		add(trim, strconv.FormatFloat(c.batteryKWh*0.92, 'f', 0, 64)+" kWh", hp+" hp", awd)
 		return strings.Join(parts, " ")
@@ -224,7 +256,18 @@ func displayName(model string, c *car, trim string) string {
 	}
 	switch c.style {
 	case "bmw":
-		add(bmwCode(model, c), awd, gb, trim)
+		code := bmwCode(model, c)
+		if strings.Contains(code, "Drive") {
+			awd = ""
+		}
+		if c.genYear < 2003 && awd != "" {
+			// 325xi, 330xd: the x before the fuel letter.
+			if model[0] >= '1' && model[0] <= '8' {
+				code = code[:len(code)-1] + "x" + code[len(code)-1:]
+			}
+			awd = ""
+		}
+		add(code, awd, gb, trim)
 	case "mercedes":
 		add(mercedesCode(model, c), awd, gb, trim)
 	case "audi":
@@ -240,7 +283,7 @@ func displayName(model string, c *car, trim string) string {
 	case "porsche", "exotic":
 		add(litres(c.dispCC), hp+" hp", gb, trim, awd)
 	case "lexus":
-		add(fmt.Sprintf("%d%s", c.dispCC/10, map[bool]string{true: "h", false: ""}[c.isHybrid()]), awd, trim)
+		add(lexusCode(c), awd, trim)
 	case "mini":
 		add(miniCode(c), gb, trim)
 	case "jlr":
@@ -257,45 +300,6 @@ func displayName(model string, c *car, trim string) string {
 		add(litres(c.dispCC), techFor(c.brand).word(c), hp, gb, awd, trim)
 	}
 	return strings.Join(parts, " ")
-}
-
-func bmwCode(model string, c *car) string {
-	suffix := "i"
-	switch c.fuel {
-	case "diesel":
-		suffix = "d"
-	case "plug_in_hybrid":
-		suffix = "e"
-	}
-	cls := climb(c.kw, bmwClasses, 16)
-	if model != "" && model[0] >= '1' && model[0] <= '8' {
-		return fmt.Sprintf("%c%d%s", model[0], cls, suffix)
-	}
-	drive := "sDrive"
-	if c.drive == "all" {
-		drive = "" // xDrive is added as the AWD word
-	}
-	return fmt.Sprintf("%s%d%s", drive, cls, suffix)
-}
-
-func mercedesCode(model string, c *car) string {
-	letter := strings.TrimSuffix(model, "-Class")
-	if i := strings.IndexByte(letter, ' '); i > 0 {
-		letter = letter[:i]
-	}
-	letter = strings.TrimSuffix(letter, "-Klasse")
-	cls := int(math.Round(c.kw/30)) * 50
-	cls = max(150, min(cls, 600))
-	code := fmt.Sprintf("%s %d", letter, cls)
-	switch c.fuel {
-	case "diesel":
-		code += " d"
-	case "plug_in_hybrid":
-		code += " e"
-	case "cng":
-		code += " c"
-	}
-	return code
 }
 
 // rung is a step of a ladder of classes: class applies from from on.
@@ -315,10 +319,6 @@ func climb[T any](x float64, rungs []rung[T], bottom T) T {
 	return bottom
 }
 
-// bmwClasses are the numbers of BMW model codes (the 30 of 330i) by the
-// least power in kW that earns them; below 80 kW it is 16.
-var bmwClasses = []rung[int]{{270, 50}, {220, 40}, {170, 35}, {130, 30}, {100, 20}, {80, 18}}
-
 // audiPowerClasses are Audi's power badges (the 45 of 45 TFSI) by the least
 // power in kW that earns them; below 81 kW it is 25.
 var audiPowerClasses = []rung[string]{{320, "60"}, {250, "55"}, {210, "50"}, {169, "45"}, {125, "40"}, {110, "35"}, {81, "30"}}
@@ -329,12 +329,18 @@ func volvoCode(c *car) string {
 	n := max(2, min(8, int(c.kw/40)))
 	switch c.fuel {
 	case "diesel":
-		if c.year >= 2020 {
+		if c.genYear >= 2020 {
 			return fmt.Sprintf("B%d", n)
 		}
 		return fmt.Sprintf("D%d", n)
 	case "plug_in_hybrid":
-		return fmt.Sprintf("Recharge T%d", n)
+		switch {
+		case c.genYear >= 2020:
+			return fmt.Sprintf("Recharge T%d", n)
+		case c.genYear >= 2015:
+			return fmt.Sprintf("T%d Twin Engine", n)
+		}
+		return fmt.Sprintf("T%d", n)
 	case "mild_hybrid":
 		return fmt.Sprintf("B%d", n)
 	}

@@ -81,7 +81,7 @@ func (g *generator) emitVariants() error {
 			r.seed(seed, uint64(gp.id), 4)
 			platform := car{
 				brand: m.brand.Slug, model: m.seed.Name, style: m.brand.Style, premium: premiumBrand[m.brand.Slug],
-				segment: m.seed.Segment, body: m.seed.Body, year: gp.yearStart, trims: len(trims),
+				segment: m.seed.Segment, body: m.seed.Body, year: gp.yearStart, genYear: gp.yearStart, trims: len(trims),
 			}
 			platform.shape(r)
 			pending := make([]pendingVariant, 0, gp.variants)
@@ -107,19 +107,23 @@ func (g *generator) emitVariants() error {
 				}
 				c.chooseDrive(r)
 				c.chooseTransmission(r)
+				c.settleGearbox()
 				c.powertrain(r)
 				c.performance(r)
 				c.pricing(r)
 				c.wheels(r)
-				name := displayName(m.seed.Name, c, trims[c.trim])
+				trim := func(i int) string {
+					return trimName(c.brand, m.seed.Name, gp.yearStart, i%len(trims), len(trims), trims)
+				}
+				name := displayName(m.seed.Name, c, trim(c.trim))
 				for try := 0; names[name]; try++ {
 					// Same engine and trim twice: real catalogues tell them
 					// apart by model year or by an edition name.
 					if try < 3 {
-						name = displayName(m.seed.Name, c, trims[(c.trim+try+1)%len(trims)])
+						name = displayName(m.seed.Name, c, trim(c.trim+try+1))
 						continue
 					}
-					name = fmt.Sprintf("%s (%d)", displayName(m.seed.Name, c, trims[c.trim]), c.year+try-3)
+					name = fmt.Sprintf("%s (%d)", displayName(m.seed.Name, c, trim(c.trim)), c.year+try-3)
 				}
 				names[name] = true
 				pv.name = name
