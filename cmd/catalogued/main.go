@@ -197,7 +197,9 @@ func run(cfg *config, obs *observe.Observer) error {
 	}
 	defer keys.Close()
 	log.Printf("opened key store %s with %d keys in %s", filepath.Join(*stateDir, access.FileName), len(keys.List()), time.Since(t).Round(time.Millisecond))
-	if *bootstrapKeys && len(keys.List()) == 0 {
+	// -openapi.print writes the document alone on standard output (linters
+	// and generators read it): no keys are made or printed.
+	if *bootstrapKeys && !*printOpenAPI && len(keys.List()) == 0 {
 		if err := firstKeys(keys, cfg.publicBase, os.Stdout); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"flag"
 	"io"
 	"net"
@@ -17,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/httpdtest"
 	"github.com/vspec/catalogue/httpd/observe/grafana"
 )
 
@@ -462,6 +465,41 @@ func TestGenerateFlag(t *testing.T) {
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	watch(stderr).waitFor(t, "no snapshot at "+snap+": generating the default catalogue there first", 30*time.Second)
+}
+
+// TestOpenAPIPrintIsTheDocumentOnly: -openapi.print on an empty key store
+// writes the description and nothing else to standard output (the
+// first-start keys would make it unreadable to linters) and creates no key.
+func TestOpenAPIPrintIsTheDocumentOnly(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "small.snap")
+	if err := os.WriteFile(snap, httpdtest.Snapshot(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary(t), "-snapshot", snap, "-state", filepath.Join(dir, "state"),
+		"-listen", "127.0.0.1:0", "-admin.listen", "", "-mcp.listen", "", "-openapi.print")
+	cmd.Env = cleanEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("standard output is not the JSON document alone: %v\n%.300s", err, out)
+	}
+	if doc["openapi"] == nil || doc["paths"] == nil {
+		t.Fatalf("standard output is not an OpenAPI document: %.300s", out)
+	}
+	keys, err := access.Open(filepath.Join(dir, "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keys.Close()
+	if n := len(keys.List()); n != 0 {
+		t.Errorf("-openapi.print created %d keys", n)
+	}
 }
 
 func TestPlanSnapshot(t *testing.T) {
