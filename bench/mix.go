@@ -129,18 +129,8 @@ func Mix(ids MixIDs) []Route {
 func DiscoverIDs(addr, key string) (MixIDs, error) {
 	var ids MixIDs
 	get := func(path string, dst any) error {
-		cfg := Config{Addr: addr, Key: key}
-		req, res := cfg.newRequest(path), fasthttp.AcquireResponse()
-		defer fasthttp.ReleaseRequest(req)
-		defer fasthttp.ReleaseResponse(res)
-		if err := fasthttp.DoTimeout(req, res, 10*time.Second); err != nil {
-			return fmt.Errorf("cannot discover ids: GET %s: %w", path, err)
-		}
-		if res.StatusCode() != fasthttp.StatusOK {
-			return fmt.Errorf("cannot discover ids: GET %s: status %d: %.200s", path, res.StatusCode(), res.Body())
-		}
-		if err := json.Unmarshal(res.Body(), dst); err != nil {
-			return fmt.Errorf("cannot discover ids: GET %s: %w", path, err)
+		if err := getJSON(addr, key, path, dst); err != nil {
+			return fmt.Errorf("cannot discover ids: %w", err)
 		}
 		return nil
 	}

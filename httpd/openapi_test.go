@@ -123,20 +123,11 @@ func TestDocsPage(t *testing.T) {
 		if err := fasthttp.Do(req, res); err != nil {
 			t.Fatal(err)
 		}
-		var body []byte
-		var err error
-		switch enc {
-		case "br":
-			body, err = res.BodyUnbrotli()
-		case "gzip":
-			body, err = res.BodyGunzip()
-		default:
-			body, err = res.BodyUnzstd()
-		}
+		body, _ := decodedBody(t, res) // an undecodable body fails the test there
 		tag := string(res.Header.Peek("ETag"))
-		if err != nil || string(res.Header.Peek("Content-Encoding")) != enc || !bytes.Equal(body, want) || len(res.Body()) > len(want)/2 ||
+		if string(res.Header.Peek("Content-Encoding")) != enc || !bytes.Equal(body, want) || len(res.Body()) > len(want)/2 ||
 			tag == js.header["Etag"] || !strings.Contains(string(res.Header.Peek("Vary")), "Accept-Encoding") {
-			t.Errorf("%s: %v, %s, %d bytes, ETag %s", enc, err, res.Header.Peek("Content-Encoding"), len(res.Body()), tag)
+			t.Errorf("%s: %s, %d bytes, ETag %s", enc, res.Header.Peek("Content-Encoding"), len(res.Body()), tag)
 		}
 		fasthttp.ReleaseRequest(req)
 		fasthttp.ReleaseResponse(res)

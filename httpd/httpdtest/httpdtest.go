@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/vspec/catalogue/data/gen"
-	"github.com/vspec/catalogue/data/vocab"
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/loader"
+	"github.com/vspec/catalogue/loader/loadertest"
 )
 
 var (
@@ -27,22 +27,11 @@ var (
 func Snapshot() []byte {
 	snapOnce.Do(func() {
 		var err error
-		if snap, err = Generate(gen.Options{Scale: 0.01, Seed: 2}); err != nil {
+		if snap, err = loadertest.Snapshot(gen.Options{Scale: 0.01, Seed: 2}); err != nil {
 			panic(err)
 		}
 	})
 	return snap
-}
-
-// Generate returns the snapshot of the catalogue gen.Generate makes with o.
-func Generate(o gen.Options) ([]byte, error) {
-	s, err := gen.Generate(vocab.Default(), o)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	err = loader.Write(&buf, s)
-	return buf.Bytes(), err
 }
 
 // Catalogue decodes a fresh catalogue from Snapshot.
@@ -55,7 +44,7 @@ func Catalogue(t testing.TB) *engine.Catalogue {
 // catalogue than Catalogue's) and decodes it.
 func CatalogueOf(t testing.TB, o gen.Options) *engine.Catalogue {
 	t.Helper()
-	b, err := Generate(o)
+	b, err := loadertest.Snapshot(o)
 	if err != nil {
 		t.Fatal(err)
 	}
