@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/httpdtest"
 	"github.com/vspec/catalogue/loader"
 	"github.com/vspec/catalogue/loader/loadertest"
 )
@@ -32,14 +32,7 @@ func smallServer(t *testing.T) (addr, freeKey, apifyKey string, svc *httpd.Servi
 	if svc, err = httpd.New(cat, opts); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := svc.Server()
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Shutdown() })
-	return ln.Addr().String(), freeKey, apifyKey, svc, file
+	return httpdtest.Serve(t, svc), freeKey, apifyKey, svc, file
 }
 
 // TestMixAgainstServer discovers the ids through the API of a real server
