@@ -175,10 +175,7 @@ func (p *publicBody) send(ctx *fasthttp.RequestCtx) {
 		h.SetBytesKV(headerVary, headerAcceptEncoding)
 		enc = negotiate(ctx.Request.Header.PeekBytes(headerAcceptEncoding))
 	}
-	tag := make([]byte, 0, 24)
-	tag = append(tag, '"')
-	tag = appendHex64(tag, p.sum)
-	tag = append(append(tag, encSuffix[enc]...), '"')
+	tag := appendETag(make([]byte, 0, 24), p.sum, enc)
 	h.SetBytesKV(headerETag, tag)
 	if inm := ctx.Request.Header.PeekBytes(headerIfNoneMatch); len(inm) > 0 && etagMatches(inm, tag) {
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
@@ -189,16 +186,7 @@ func (p *publicBody) send(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	e := &p.enc[enc]
-	e.once.Do(func() {
-		switch enc {
-		case encBrotli:
-			e.body = fasthttp.AppendBrotliBytesLevel(nil, p.body, fasthttp.CompressBrotliDefaultCompression)
-		case encZstd:
-			e.body = fasthttp.AppendZstdBytesLevel(nil, p.body, fasthttp.CompressZstdDefault)
-		default:
-			e.body = fasthttp.AppendGzipBytesLevel(nil, p.body, fasthttp.CompressDefaultCompression)
-		}
-	})
+	e.once.Do(func() { e.body = appendCompressed(nil, p.body, enc) })
 	h.SetBytesKV(headerContentEncoding, encNames[enc])
 	ctx.Response.SetBodyRaw(e.body)
 }

@@ -59,10 +59,7 @@ func (s *Service) send(ctx *fasthttp.RequestCtx, rq *request) {
 	}
 	h.SetBytesKV(headerVary, varyKeyed)
 	h.SetBytesKV(headerContentLanguage, rq.lang)
-	tag := append(rq.tmp[:0], '"')
-	tag = appendHex64(tag, sum)
-	tag = append(tag, encSuffix[enc]...)
-	tag = append(tag, '"')
+	tag := appendETag(rq.tmp[:0], sum, enc)
 	rq.tmp = tag
 	h.SetBytesKV(headerETag, tag)
 	if inm := ctx.Request.Header.PeekBytes(headerIfNoneMatch); len(inm) > 0 && etagMatches(inm, tag) {
@@ -89,15 +86,7 @@ func (s *Service) send(ctx *fasthttp.RequestCtx, rq *request) {
 		}
 		s.compressedMiss()
 	}
-	var out []byte
-	switch enc {
-	case encBrotli:
-		out = fasthttp.AppendBrotliBytesLevel(rq.enc[:0], body, fasthttp.CompressBrotliDefaultCompression)
-	case encZstd:
-		out = fasthttp.AppendZstdBytesLevel(rq.enc[:0], body, fasthttp.CompressZstdDefault)
-	default:
-		out = fasthttp.AppendGzipBytesLevel(rq.enc[:0], body, fasthttp.CompressDefaultCompression)
-	}
+	out := appendCompressed(rq.enc[:0], body, enc)
 	rq.enc = out
 	if s.cache != nil {
 		stored := append([]byte(nil), out...)
@@ -217,4 +206,26 @@ func parseQuality(b []byte) int {
 		return 0
 	}
 	return v
+}
+
+// appendETag appends the strong ETag of a body whose xxHash is sum, sent in
+// content coding enc: each coding has its own validator.
+func appendETag(dst []byte, sum uint64, enc encoding) []byte {
+	dst = append(dst, '"')
+	dst = appendHex64(dst, sum)
+	dst = append(dst, encSuffix[enc]...)
+	return append(dst, '"')
+}
+
+// appendCompressed appends body compressed in coding enc (br, zstd or
+// gzip) at the levels every answer uses.
+func appendCompressed(dst, body []byte, enc encoding) []byte {
+	switch enc {
+	case encBrotli:
+		return fasthttp.AppendBrotliBytesLevel(dst, body, fasthttp.CompressBrotliDefaultCompression)
+	case encZstd:
+		return fasthttp.AppendZstdBytesLevel(dst, body, fasthttp.CompressZstdDefault)
+	default:
+		return fasthttp.AppendGzipBytesLevel(dst, body, fasthttp.CompressDefaultCompression)
+	}
 }
