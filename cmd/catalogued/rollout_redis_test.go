@@ -47,6 +47,7 @@ type fleet struct {
 // replica is one catalogued process of a fleet.
 type replica struct {
 	addr   string
+	mcp    string // the MCP listener
 	cmd    *exec.Cmd
 	logs   *logWatcher // standard error
 	stdout *logWatcher // the keys printed at first start
@@ -87,10 +88,10 @@ func newFleet(tb testing.TB, n int) *fleet {
 	f.pointer = rollout.NewRedis(opt, 0)
 	tb.Cleanup(f.pointer.Close)
 	for i := range n {
-		r := &replica{addr: freePort(tb)}
+		r := &replica{addr: freePort(tb), mcp: freePort(tb)}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		r.cmd = exec.CommandContext(ctx, bin, "-listen", r.addr, "-store", f.store, "-origin", f.origin, "-rollout.poll", "1s",
-			"-state", filepath.Join(dir, fmt.Sprintf("state%d", i)), "-admin.listen", "", "-mcp.listen", "",
+			"-state", filepath.Join(dir, fmt.Sprintf("state%d", i)), "-admin.listen", "", "-mcp.listen", r.mcp,
 			"-limits.apify", "1000000000,1000000000,1000000000")
 		r.cmd.Env = cleanEnv()
 		stderr, _ := r.cmd.StderrPipe()
@@ -311,6 +312,19 @@ func TestFleetRollout(t *testing.T) {
 		t.Fatalf("publish A:\n%s", out)
 	}
 	f.waitServing(hashA, time.Minute)
+	// The MCP surface names the catalogue too (its listener opens just
+	// after the API is ready).
+	for _, r := range f.replicas {
+		r.logs.waitFor(t, "serving MCP at http://"+r.mcp, 30*time.Second)
+		res, err := http.Get("http://" + r.mcp + "/mcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if v := res.Header.Get("X-Catalogue-Version"); v != hashA {
+			t.Errorf("MCP response (%d): X-Catalogue-Version %q, want %q", res.StatusCode, v, hashA)
+		}
+	}
 
 	l := startLoad(t, f)
 	time.Sleep(300 * time.Millisecond) // some requests on A first
