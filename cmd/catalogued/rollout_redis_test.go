@@ -434,6 +434,15 @@ func BenchmarkFleetConvergence(b *testing.B) {
 		took = append(took, time.Since(start))
 	}
 	b.StopTimer()
+	// Where the time went, as each replica logged it: fetching and
+	// loading, the rest being notification, install and this probe.
+	for i, r := range f.replicas {
+		for _, line := range strings.Split(r.logs.text(), "\n") {
+			if m := regexp.MustCompile(`now serving ([0-9a-f]{12}).*fetched and loaded in ([0-9.]+m?s), installed in ([0-9.]+m?s)`).FindStringSubmatch(line); m != nil {
+				b.Logf("replica %d: %s fetched and loaded in %s, installed in %s", i, m[1], m[2], m[3])
+			}
+		}
+	}
 	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
 	b.ReportMetric(float64(took[len(took)/2].Milliseconds()), "ms-median")
 	b.ReportMetric(float64(took[len(took)-1].Milliseconds()), "ms-max")

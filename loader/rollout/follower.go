@@ -207,10 +207,12 @@ func (f *Follower) Run(ctx context.Context, install func(*engine.Catalogue)) {
 			continue
 		}
 		previous := f.Current()
+		installStart := time.Now()
 		install(c)
 		f.current.Store(&want)
 		failed, retry = "", nil
-		f.o.Logf("rollout: now serving %s (identity %s, was %s), fetched and loaded in %s", want, c.Meta.Identity, previous, took.Round(time.Millisecond))
+		f.o.Logf("rollout: now serving %s (identity %s, was %s), fetched and loaded in %s, installed in %s",
+			want, c.Meta.Identity, previous, took.Round(time.Millisecond), time.Since(installStart).Round(time.Millisecond))
 		if f.o.Installed != nil {
 			f.o.Installed(want, took)
 		}
