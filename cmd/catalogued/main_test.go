@@ -21,6 +21,7 @@ import (
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/httpdtest"
 	"github.com/vspec/catalogue/httpd/observe/grafana"
+	"github.com/vspec/catalogue/loader/rollout"
 )
 
 // logWatcher collects the server's log lines and waits for one.
@@ -230,6 +231,15 @@ func TestServerLifecycle(t *testing.T) {
 
 	cmd.Process.Signal(syscall.SIGHUP)
 	logs.waitFor(t, "reloaded snapshot", 30*time.Second)
+	// Responses name the file served by its SHA-256.
+	if res, err := http.Get("http://" + addr + "/v1/health"); err != nil {
+		t.Fatal(err)
+	} else {
+		res.Body.Close()
+		if want, _ := rollout.FileHash(snap); res.Header.Get("X-Catalogue-Version") != want {
+			t.Errorf("X-Catalogue-Version %q, want the snapshot's SHA-256 %s", res.Header.Get("X-Catalogue-Version"), want)
+		}
+	}
 
 	good, _ := os.ReadFile(snap)
 	os.WriteFile(snap, good[:len(good)/3], 0o644)

@@ -379,6 +379,10 @@ func TestFleetRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.waitServing(hashC, time.Minute)
+	// SIGHUP on a replica of the fleet reads the pointer; it has no
+	// -snapshot to reload.
+	f.replicas[0].cmd.Process.Signal(syscall.SIGHUP)
+	f.replicas[0].logs.waitFor(t, "SIGHUP: reading the fleet's current catalogue now (serving "+hashC+")", 30*time.Second)
 	l.end(t, []string{hashA, hashB, hashA, hashC})
 }
 
