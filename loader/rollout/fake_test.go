@@ -24,6 +24,9 @@ type fakePointer struct {
 	hash string
 	err  error // Current and Point fail with it while set
 	subs map[chan struct{}]bool
+	// unsubscribed, while set, ends every subscription and refuses new
+	// ones: a lost connection to the server.
+	unsubscribed chan struct{}
 }
 
 func newFakePointer() *fakePointer { return &fakePointer{subs: map[chan struct{}]bool{}} }
@@ -65,9 +68,31 @@ func (p *fakePointer) fail(err error) {
 	p.mu.Unlock()
 }
 
+// disconnect ends the subscriptions and refuses new ones until
+// reconnect.
+func (p *fakePointer) disconnect() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.unsubscribed = make(chan struct{})
+	close(p.unsubscribed)
+}
+
+func (p *fakePointer) reconnect() {
+	p.mu.Lock()
+	p.unsubscribed = nil
+	p.mu.Unlock()
+}
+
+var errUnsubscribed = errors.New("subscription lost")
+
 func (p *fakePointer) Watch(ctx context.Context, notify func()) error {
 	ch := make(chan struct{}, 1)
 	p.mu.Lock()
+	lost := p.unsubscribed
+	if lost != nil {
+		p.mu.Unlock()
+		return errUnsubscribed
+	}
 	p.subs[ch] = true
 	p.mu.Unlock()
 	defer func() {
@@ -76,11 +101,17 @@ func (p *fakePointer) Watch(ctx context.Context, notify func()) error {
 		p.mu.Unlock()
 	}()
 	for {
+		p.mu.Lock()
+		lost := p.unsubscribed
+		p.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-lost: // nil (blocks) while connected
+			return errUnsubscribed
 		case <-ch:
 			notify()
+		case <-time.After(5 * time.Millisecond): // look at lost again
 		}
 	}
 }

@@ -222,3 +222,29 @@ func mustHash(t *testing.T, path string) string {
 	}
 	return h
 }
+
+// TestLostNotification: a publication announced while the follower's
+// subscription was down reaches no one; the follower reads the pointer
+// each time it subscribes again (or tries to), with no poll (an hour
+// here) needed.
+func TestLostNotification(t *testing.T) {
+	a, b, hashA, hashB := snapshots(t)
+	r := newRig(t, time.Hour)
+	ctx := context.Background()
+	if _, err := Publish(ctx, r.pointer, r.originDir, a); err != nil {
+		t.Fatal(err)
+	}
+	r.run(hashA)
+	r.pointer.disconnect()
+	r.waitFor("the subscription to end", func() bool { return r.pointer.subscribers() == 0 })
+	p, err := Publish(ctx, r.pointer, r.originDir, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Notified != 0 {
+		t.Fatalf("the announcement reached %d subscribers while disconnected", p.Notified)
+	}
+	time.Sleep(50 * time.Millisecond) // failed resubscriptions meanwhile
+	r.pointer.reconnect()
+	r.waitInstalled(hashB)
+}

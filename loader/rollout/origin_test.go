@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -45,6 +46,16 @@ func TestHTTPOrigin(t *testing.T) {
 	var buf bytes.Buffer
 	if err := fetchVerified(ctx, o, hashA, &buf); err != nil || !bytes.Equal(buf.Bytes(), good) {
 		t.Errorf("fetch: %v, %d bytes of %d", err, buf.Len(), len(good))
+	}
+	// A replica follows from it.
+	f, err := New(Options{Pointer: p, Origin: o, Dir: t.TempDir(), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if c, err := f.First(fctx); err != nil || c.Meta.ContentHash != hashA {
+		t.Fatalf("First from an HTTP origin: %v", err)
 	}
 	// A rollback to a hash the origin lacks is refused.
 	missing := strings.Repeat("ab", 32)
