@@ -386,6 +386,54 @@ func TestFleetRollout(t *testing.T) {
 	l.end(t, []string{hashA, hashB, hashA, hashC})
 }
 
+// TestFleetRedisRestart: while Redis is down the replicas keep serving
+// their catalogue and stay ready; Redis restarted empty (no persistence
+// here) leaves them on it, and the next publication, announced on the
+// subscription they opened again, reaches them.
+func TestFleetRedisRestart(t *testing.T) {
+	f := newFleet(t, 2)
+	dir := t.TempDir()
+	a, hashA := snapshot(t, dir, 2)
+	b, hashB := snapshot(t, dir, 5)
+	if out, ok := f.publish(a); !ok {
+		t.Fatalf("publish A:\n%s", out)
+	}
+	f.waitServing(hashA, time.Minute)
+	f.redis.Stop()
+	for _, r := range f.replicas {
+		r.logs.waitFor(t, "rollout: cannot read the fleet's current catalogue, still serving "+hashA, 30*time.Second)
+		if status, version, err := r.probe("/readyz"); err != nil || status != 200 || version != hashA {
+			t.Errorf("with Redis down: /readyz %d, version %s, %v", status, version, err)
+		}
+	}
+	if out, ok := f.publish(b); ok || !strings.Contains(out, "cannot") {
+		t.Errorf("publish with Redis down succeeded or did not say why:\n%s", out)
+	}
+	f.redis.Restart()
+	for _, r := range f.replicas {
+		r.logs.waitFor(t, "rollout: the fleet's current catalogue is readable again", 30*time.Second)
+		if status, version, err := r.probe("/readyz"); err != nil || status != 200 || version != hashA {
+			t.Errorf("after Redis restarted empty: /readyz %d, version %s, %v", status, version, err)
+		}
+	}
+	// Each replica subscribes again (after its backoff, at most a minute).
+	for i := 0; ; i++ {
+		n, err := redistest.NumSub(f.redis.Addr, rollout.DefaultChannel)
+		if err == nil && n == len(f.replicas) {
+			break
+		}
+		if i == 1800 {
+			t.Fatalf("%d of %d replicas subscribed again within 90 s (%v)", n, len(f.replicas), err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	out, ok := f.publish(b)
+	if !ok || !strings.Contains(out, "the fleet's first catalogue: 2 replicas notified") {
+		t.Fatalf("publish B after the restart:\n%s", out)
+	}
+	f.waitServing(hashB, time.Minute)
+}
+
 // BenchmarkFleetConvergence measures a rollout's convergence: from the
 // pointer set (what catalogue publish does last) to every replica serving
 // the new catalogue, fetched from the origin, verified, loaded and

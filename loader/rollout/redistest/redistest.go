@@ -93,3 +93,31 @@ func Ping(addr string) error {
 	}
 	return nil
 }
+
+// NumSub returns how many subscribers channel has on the server at addr
+// (PUBSUB NUMSUB).
+func NumSub(addr, channel string) (int, error) {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := fmt.Fprintf(c, "PUBSUB NUMSUB %s\r\n", channel); err != nil {
+		return 0, err
+	}
+	// *2 $len channel :count
+	r := bufio.NewReader(c)
+	for range 5 {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return 0, err
+		}
+		if n, ok := strings.CutPrefix(strings.TrimSpace(line), ":"); ok {
+			var count int
+			_, err := fmt.Sscan(n, &count)
+			return count, err
+		}
+	}
+	return 0, fmt.Errorf("PUBSUB NUMSUB %s: no count in the answer", channel)
+}
