@@ -111,6 +111,7 @@ func (f *Follower) Check() {
 // loaded, or until ctx ends. The replica is not ready before.
 func (f *Follower) First(ctx context.Context) (*engine.Catalogue, error) {
 	b := backoff{min: f.o.MinBackoff, max: f.o.MaxBackoff}
+	waiting := false // for a publication: said once, not every poll
 	for {
 		hash, err := f.o.Pointer.Current(ctx)
 		var wait time.Duration
@@ -120,7 +121,10 @@ func (f *Follower) First(ctx context.Context) (*engine.Catalogue, error) {
 			f.o.Logf("rollout: cannot read the fleet's current catalogue, trying again in %s: %v", wait, err)
 		case hash == "":
 			wait = f.o.Poll
-			f.o.Logf("rollout: no catalogue published to the fleet yet (catalogue publish); looking again in %s", wait)
+			if !waiting {
+				waiting = true
+				f.o.Logf("rollout: no catalogue published to the fleet yet (catalogue publish); looking every %s", wait)
+			}
 		default:
 			c, took, err := f.fetchLoad(ctx, hash)
 			if err == nil {
