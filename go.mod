@@ -15,6 +15,7 @@ require (
 	github.com/pb33f/libopenapi v0.36.6
 	github.com/pb33f/libopenapi-validator v0.13.8
 	github.com/pires/go-proxyproto v0.15.0
+	github.com/redis/rueidis v1.0.79
 	github.com/valyala/fasthttp v1.74.0
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/crypto v0.58.0

@@ -60,6 +60,11 @@ type Meta struct {
 	SyncedAt  time.Time
 	CDNBase   string
 	Generator string
+	// ContentHash is the SHA-256 of the whole snapshot file in lower-case
+	// hex (what sha256sum prints): the name the file is published under in
+	// a fleet's origin, and the X-Catalogue-Version of responses. Empty for
+	// a catalogue not built from a file.
+	ContentHash string
 }
 
 // Columns is everything a snapshot holds, decoded. The loader fills it and

@@ -100,7 +100,9 @@ func (s *Service) run(ctx *fasthttp.RequestCtx, rq *request, op *operation, t ti
 	if len(op.params) > 0 && op.params[0].In == "path" {
 		rq.p.Path = pathSegment(ctx.Path(), 2)
 	}
-	return s.ops.answer(rq, s.view.Load(), op, t, ctx.QueryArgs(), false)
+	v := s.view.Load()
+	ctx.Response.Header.SetBytesKV(headerCatalogueVersion, v.version)
+	return s.ops.answer(rq, v, op, t, ctx.QueryArgs(), false)
 }
 
 // asError is err as an *Error; any other error is a bug, answered 500.

@@ -54,6 +54,10 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	// The two hottest reads skip the router: its {id} parameters cost three
 	// allocations per request (see BenchmarkRouting).
 	return func(ctx *fasthttp.RequestCtx) {
+		// Every response names the catalogue it was answered from; the
+		// keyed operations set it again from the view they answer from
+		// (run), in case a reload swapped the view in between.
+		ctx.Response.Header.SetBytesKV(headerCatalogueVersion, s.view.Load().version)
 		if e := framingRefusal(ctx); e != nil {
 			s.observe(ctx, unrouted, func(ctx *fasthttp.RequestCtx) { s.problem(ctx, e) })
 			return
@@ -109,6 +113,10 @@ func pathSegment(path []byte, n int) []byte {
 }
 
 var (
-	prefixVariants = []byte("/v1/variants/")
-	suffixSpecs    = []byte("/specs")
+	// headerCatalogueVersion carries the SHA-256 of the snapshot file being
+	// served (engine.Meta.ContentHash): the hash a fleet's rollout points
+	// at, so a client or operator sees which catalogue answered.
+	headerCatalogueVersion = []byte("X-Catalogue-Version")
+	prefixVariants         = []byte("/v1/variants/")
+	suffixSpecs            = []byte("/specs")
 )

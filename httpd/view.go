@@ -15,6 +15,7 @@ type view struct {
 	genTok      []uint32
 	modelTok    []uint32
 	cdn         string
+	version     []byte // X-Catalogue-Version of every response answered from this view
 	synced      []byte // meta.last_synced_at of the catalogue, RFC 3339
 	specs       specFragments
 	epoch       uint32    // distinguishes cached bodies of this view from earlier ones
@@ -27,7 +28,10 @@ type view struct {
 // newView derives the view of c: tokens, pre-rendered spec fragments,
 // locale codes and vocabularies.
 func newView(c *engine.Catalogue, codec *publicid.Codec, epoch uint32) *view {
-	v := &view{cat: c, cdn: c.Meta.CDNBase, epoch: epoch}
+	v := &view{cat: c, cdn: c.Meta.CDNBase, epoch: epoch, version: []byte(c.Meta.ContentHash)}
+	if len(v.version) == 0 { // a catalogue not read from a file (tests): its payload identity
+		v.version = []byte(c.Meta.Identity)
+	}
 	tokens := func(ids []uint32, kind publicid.Kind) []uint32 {
 		t := make([]uint32, len(ids))
 		for i, id := range ids {

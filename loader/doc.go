@@ -16,6 +16,9 @@
 //
 // The snapshot's identity is the first 8 bytes of the payload digest in hex.
 // It changes with any byte of content and is what HTTP ETags are built from.
+// The content hash, the SHA-256 of the whole file (engine.Meta.ContentHash,
+// set by FromBytes), names the file in a fleet's origin (loader/rollout)
+// and in every response's X-Catalogue-Version.
 // The writer is deterministic: the same dataset gives the same bytes.
 //
 // # Payload

@@ -2,7 +2,9 @@ package loader
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -316,5 +318,19 @@ func TestWriteFileIsAtomic(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	if len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+// TestContentHash: a catalogue read from a file carries the file's
+// SHA-256 in hex, what sha256sum prints and what a fleet rolls out by.
+func TestContentHash(t *testing.T) {
+	_, file := small(t)
+	c, err := FromBytes(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(file)
+	if want := hex.EncodeToString(sum[:]); c.Meta.ContentHash != want {
+		t.Errorf("ContentHash %q, want %q", c.Meta.ContentHash, want)
 	}
 }

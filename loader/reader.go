@@ -482,6 +482,7 @@ func Read(r io.Reader) (*engine.Catalogue, error) {
 
 // FromBytes builds the catalogue from the bytes of a snapshot file. Any
 // inconsistency, including one engine.New finds, is reported as ErrCorrupt.
+// The catalogue's Meta.ContentHash is the SHA-256 of file.
 func FromBytes(file []byte) (*engine.Catalogue, error) {
 	h, payload, err := Decompress(file)
 	if err != nil {
@@ -491,6 +492,8 @@ func FromBytes(file []byte) (*engine.Catalogue, error) {
 	if err != nil {
 		return nil, err
 	}
+	sum := sha256.Sum256(file)
+	cols.Meta.ContentHash = hex.EncodeToString(sum[:])
 	cat, err := engine.New(cols)
 	if err != nil {
 		if errors.Is(err, engine.ErrInvalid) {

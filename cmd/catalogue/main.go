@@ -8,6 +8,7 @@
 //	catalogue diff [flags] -o CHANGES OLD NEW               write the update subscription's change file
 //	catalogue diff -apply CHANGES -o NEWDIR OLDDIR          apply a change file to an export
 //	catalogue quote [flags] [-json]                         price a licence by the contract's terms
+//	catalogue publish -store URL -origin DIR|URL FILE       roll a snapshot out to the fleet (-hash HEX: back)
 //
 // Run "catalogue help" for the list of commands.
 package main
@@ -39,6 +40,7 @@ func main() {
 		{"export", "export [flags] -o DIR SNAPSHOT", "write a licensed data export (CSV, JSON Lines, dictionary, coverage, manifest)", runExport},
 		{"diff", "diff [flags] -o CHANGES OLD NEW", "write the update change file between two snapshots (-apply: apply one to an export)", runDiff},
 		{"quote", "quote [-modules L] [-languages L] [-share F] ...", "price a licence by the contract's table and terms", runQuote},
+		{"publish", "publish -store URL -origin DIR|URL FILE|-hash HEX", "roll a snapshot out to the fleet's replicas, or back (-hash)", runPublish},
 	}
 	os.Exit(dispatch(os.Args[1:], os.Stdout))
 }

@@ -37,7 +37,7 @@ var (
 )
 
 // binary builds catalogued once per test run.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "catalogued-abuse")

@@ -14,11 +14,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/httpd/secret"
 	"github.com/vspec/catalogue/httpd/x402"
 	"github.com/vspec/catalogue/httpd/x402/eip3009"
+	"github.com/vspec/catalogue/loader/rollout"
+)
+
+// Flags of the fleet (issue 18): the shared store and the rollout of
+// snapshots from an origin.
+var (
+	storeURL    = flag.String("store", "", "the fleet's shared Redis: redis://[USER:PASSWORD@]HOST:PORT/DB (rediss:// for TLS; literal only, never echoed). With -origin the replica serves the fleet's current catalogue, set by catalogue publish, instead of -snapshot. See also -origin")
+	originFlag  = flag.String("origin", "", "where the fleet's snapshots are: a directory or an http(s) URL. The replica fetches <origin>/<sha256>.snap of the catalogue -store names, verifies its SHA-256, loads it and swaps it in; -snapshot and SIGHUP reloads of it are then unused (SIGHUP reads the fleet's catalogue at once). Requires -store. See also -rollout.poll, -rollout.dir")
+	rolloutPoll = flag.Duration("rollout.poll", 5*time.Second, "how often a replica following the fleet (-origin) reads the fleet's current catalogue besides change notifications: the longest it lags when a notification is lost")
+	rolloutDir  = flag.String("rollout.dir", "", "where a replica following the fleet keeps fetched snapshots (the one served and the one before, for a rollback without download); empty uses <state>/snapshots")
 )
 
 // config is what run needs beyond the flag values themselves: the values
@@ -38,6 +50,10 @@ type config struct {
 	mailPassword, facilitatorAuth string
 	// asset, assetName and assetVersion are -x402.asset's three parts.
 	asset, assetName, assetVersion string
+	// store is -store parsed, nil without it; origin is -origin, nil
+	// when the replica serves -snapshot rather than following the fleet.
+	store  *rueidis.ClientOption
+	origin rollout.Origin
 }
 
 // configure applies the environment to the flags not given on the command
@@ -59,7 +75,7 @@ func flagRef(name string) string { return fmt.Sprintf("-%s (%s)", name, envName(
 
 // secretFlags are never echoed in messages: a literal value is shown as
 // its length only.
-var secretFlags = map[string]bool{"ids.secret": true, "admin.token": true, "mail.password": true, "x402.facilitatorAuth": true}
+var secretFlags = map[string]bool{"store": true, "ids.secret": true, "admin.token": true, "mail.password": true, "x402.facilitatorAuth": true}
 
 // shown is how a value of flag name appears in a message.
 func shown(name, v string) string {
@@ -90,10 +106,13 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 		errs = append(errs, fmt.Errorf("unexpected argument %q: catalogued takes flags only (a bool flag takes a value as -flag=false, not -flag false)", fs.Arg(0)))
 	}
 
-	// Where things are.
+	// Where things are. A replica following the fleet (-origin) serves
+	// the catalogue the store names and neither reads nor generates
+	// -snapshot.
+	checkFleet(cfg, bad)
 	if *snapshotPath == "" {
 		bad("snapshot", "want the path of a snapshot file")
-	} else {
+	} else if cfg.origin == nil {
 		gen, err := planSnapshot(*snapshotPath, given["snapshot"], *generate)
 		if err != nil {
 			errs = append(errs, err)
@@ -275,6 +294,32 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 		cfg.facilitatorAuth = h
 	}
 	return cfg, errs
+}
+
+// checkFleet parses -store, -origin and the rollout's flags into cfg.
+func checkFleet(cfg *config, bad func(name, format string, args ...any)) {
+	if *storeURL != "" {
+		opt, err := rollout.ParseStoreURL(*storeURL)
+		if err != nil {
+			bad("store", "want redis://[USER:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS (%v)", err)
+		} else {
+			cfg.store = &opt
+		}
+	}
+	if *originFlag != "" {
+		o, err := rollout.ParseOrigin(*originFlag, nil)
+		switch {
+		case err != nil:
+			bad("origin", "want a directory or an http(s) URL the snapshots are under, like /srv/snapshots or https://cdn.example.com/snapshots (%v)", err)
+		case *storeURL == "":
+			bad("origin", "want -store (%s) set too: the fleet's current catalogue is kept there", envName("store"))
+		default:
+			cfg.origin = o
+		}
+	}
+	if *rolloutPoll <= 0 {
+		bad("rollout.poll", "want a positive duration, like 5s")
+	}
 }
 
 // planSnapshot decides what startup does about the snapshot at path: when

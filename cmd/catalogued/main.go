@@ -34,6 +34,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/admin"
@@ -45,6 +46,7 @@ import (
 	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/httpd/x402"
 	"github.com/vspec/catalogue/loader"
+	"github.com/vspec/catalogue/loader/rollout"
 )
 
 var (
@@ -154,7 +156,10 @@ func run(cfg *config, obs *observe.Observer) error {
 	var current atomic.Pointer[fasthttp.RequestHandler]
 	setHandler := func(h fasthttp.RequestHandler) { current.Store(&h) }
 	what := "loading the catalogue"
-	if cfg.generateSnapshot {
+	switch {
+	case cfg.origin != nil:
+		what = "fetching the fleet's current catalogue from " + cfg.origin.String()
+	case cfg.generateSnapshot:
 		what = "generating the default catalogue, then loading it"
 	}
 	setHandler(httpd.Starting(what, start, obs))
@@ -180,12 +185,24 @@ func run(cfg *config, obs *observe.Observer) error {
 		}
 	}
 	t := time.Now()
-	cat, err := loader.Load(*snapshotPath)
-	if err != nil {
+	var cat *engine.Catalogue
+	var fleet *rollout.Follower
+	if cfg.origin != nil {
+		f, closeFleet, err := follower(cfg, obs)
+		if err != nil {
+			return err
+		}
+		defer closeFleet()
+		if cat = firstFleetCatalogue(f); cat == nil {
+			log.Printf("stopped before the fleet's catalogue was loaded")
+			return nil
+		}
+		fleet = f
+	} else if cat, err = loader.Load(*snapshotPath); err != nil {
 		return err
 	}
 	_, _, _, variants := cat.Counts()
-	log.Printf("loaded snapshot %s (identity %s, %d variants) in %s", *snapshotPath, cat.Meta.Identity, variants, time.Since(t).Round(time.Millisecond))
+	log.Printf("loaded snapshot %s (identity %s, sha256 %s, %d variants) in %s", source(cat), cat.Meta.Identity, cat.Meta.ContentHash, variants, time.Since(t).Round(time.Millisecond))
 	codec, err := publicid.New(secret)
 	if err != nil {
 		return err
@@ -235,6 +252,11 @@ func run(cfg *config, obs *observe.Observer) error {
 	metrics := registerServerMetrics(obs, svc.Catalogue, meter)
 	reloader := &loader.Reloader{Path: *snapshotPath, Install: svc.Install}
 	reload := func() {
+		if fleet != nil { // the fleet's pointer decides what is served
+			log.Printf("SIGHUP: reading the fleet's current catalogue now (serving %s)", fleet.Current())
+			fleet.Check()
+			return
+		}
 		id, took, err := reloader.Reload()
 		if err != nil {
 			metrics.reloadsRefused()
@@ -248,6 +270,11 @@ func run(cfg *config, obs *observe.Observer) error {
 
 	setHandler(svc.Handler())
 	log.Printf("serving http://%s/v1 (started in %s)", ln.Addr(), time.Since(start).Round(time.Millisecond))
+	if fleet != nil {
+		ctx, stopFleet := context.WithCancel(context.Background())
+		defer stopFleet()
+		go fleet.Run(ctx, svc.Install)
+	}
 
 	if *adminListen != "" {
 		token, err := admin.LoadOrCreateToken(*adminTokenFlag, *stateDir)
@@ -262,6 +289,9 @@ func run(cfg *config, obs *observe.Observer) error {
 			log.Printf("warning: the admin API listens on %s, which is not a loopback address", aln.Addr())
 		}
 		adminSrv := &http.Server{Handler: &admin.Handler{Keys: keys, Token: token, Metrics: obs.WriteMetrics, AllowDeprecated: *adminDeprecated, Reload: func() (string, error) {
+			if fleet != nil {
+				return "", fmt.Errorf("this replica serves the fleet's catalogue (-origin): roll one out with catalogue publish")
+			}
 			id, _, err := reloader.Reload()
 			if err != nil {
 				metrics.reloadsRefused()
@@ -307,6 +337,44 @@ func run(cfg *config, obs *observe.Observer) error {
 			return nil
 		}
 	}
+}
+
+// follower returns the follower of the fleet's catalogue that -store and
+// -origin name, fetching into -rollout.dir, and what closes its
+// connections.
+func follower(cfg *config, obs *observe.Observer) (*rollout.Follower, func(), error) {
+	dir := *rolloutDir
+	if dir == "" {
+		dir = filepath.Join(*stateDir, "snapshots")
+	}
+	pointer := rollout.NewRedis(*cfg.store, 0)
+	f, err := rollout.New(rollout.Options{Pointer: pointer, Origin: cfg.origin, Dir: dir, Poll: *rolloutPoll,
+		Installed: func(string, time.Duration) { obs.Counter(`catalogue_rollouts_total{result="installed"}`).Inc() },
+		Refused:   func(string, error) { obs.Counter(`catalogue_rollouts_total{result="refused"}`).Inc() }})
+	if err != nil {
+		pointer.Close()
+		return nil, nil, err
+	}
+	log.Printf("following the fleet's catalogue in %s (key %s, channel %s; polled every %s), fetched from %s into %s",
+		pointer, rollout.DefaultKey, rollout.DefaultChannel, *rolloutPoll, cfg.origin, dir)
+	return f, pointer.Close, nil
+}
+
+// firstFleetCatalogue waits for the fleet's current catalogue; SIGTERM or
+// SIGINT meanwhile stops the wait, and it returns nil (the process exits).
+func firstFleetCatalogue(f *rollout.Follower) *engine.Catalogue {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	c, _ := f.First(ctx) // it fails only when ctx ends
+	return c
+}
+
+// source names where a catalogue came from, for the log.
+func source(c *engine.Catalogue) string {
+	if *originFlag != "" {
+		return "of the fleet " + rollout.ObjectName(c.Meta.ContentHash)
+	}
+	return *snapshotPath
 }
 
 // keyFlow builds the demo key flow from the flags.
@@ -455,11 +523,16 @@ func startMCP(svc *httpd.Service, public string, proxies []netip.Prefix, serveEr
 	if *mcpListen == "" {
 		return func(context.Context) error { return nil }, nil
 	}
-	h, err := mcp.New(svc, mcp.Options{PublicURL: public, AllowedHosts: commaList(*mcpAllowedHosts), AllowedOrigins: commaList(*mcpAllowedOrigins),
+	tools, err := mcp.New(svc, mcp.Options{PublicURL: public, AllowedHosts: commaList(*mcpAllowedHosts), AllowedOrigins: commaList(*mcpAllowedOrigins),
 		TrustedProxies: proxies, AnonymousPerMinute: *mcpPerMinute})
 	if err != nil {
 		return nil, err
 	}
+	// The MCP responses name the catalogue being served, as REST's do.
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Catalogue-Version", svc.Catalogue().Meta.ContentHash)
+		tools.ServeHTTP(w, r)
+	})
 	ln, err := listen(listenerPlan{name: "MCP server", addr: *mcpListen, maxConns: *mcpMaxConns, perClient: *maxConnsPerClient, proxies: proxies, proxyProtocol: *proxyProtocol})
 	if err != nil {
 		return nil, err

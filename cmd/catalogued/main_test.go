@@ -21,6 +21,7 @@ import (
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/httpdtest"
 	"github.com/vspec/catalogue/httpd/observe/grafana"
+	"github.com/vspec/catalogue/loader/rollout"
 )
 
 // logWatcher collects the server's log lines and waits for one.
@@ -45,7 +46,7 @@ func watch(r io.Reader) *logWatcher {
 	return w
 }
 
-func (w *logWatcher) waitFor(t *testing.T, substr string, timeout time.Duration) {
+func (w *logWatcher) waitFor(t testing.TB, substr string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	go func() { time.Sleep(timeout); w.cond.Broadcast() }()
@@ -71,7 +72,7 @@ func (w *logWatcher) text() string {
 	return strings.Join(w.lines, "\n")
 }
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -230,6 +231,15 @@ func TestServerLifecycle(t *testing.T) {
 
 	cmd.Process.Signal(syscall.SIGHUP)
 	logs.waitFor(t, "reloaded snapshot", 30*time.Second)
+	// Responses name the file served by its SHA-256.
+	if res, err := http.Get("http://" + addr + "/v1/health"); err != nil {
+		t.Fatal(err)
+	} else {
+		res.Body.Close()
+		if want, _ := rollout.FileHash(snap); res.Header.Get("X-Catalogue-Version") != want {
+			t.Errorf("X-Catalogue-Version %q, want the snapshot's SHA-256 %s", res.Header.Get("X-Catalogue-Version"), want)
+		}
+	}
 
 	good, _ := os.ReadFile(snap)
 	os.WriteFile(snap, good[:len(good)/3], 0o644)
@@ -388,6 +398,14 @@ func TestConfigProblems(t *testing.T) {
 			want: []string{`-listen (CATALOGUED_LISTEN) = "8080": want a TCP address host:port to listen on, like 127.0.0.1:8080 or :8080`}},
 		{name: "MCP listen address", args: []string{"-mcp.listen", "localhost:mcp"},
 			want: []string{`-mcp.listen (CATALOGUED_MCP_LISTEN) = "localhost:mcp": want a TCP address host:port`}},
+		{name: "origin without store", args: []string{"-origin", "/srv/snapshots"},
+			want: []string{`-origin (CATALOGUED_ORIGIN) = "/srv/snapshots": want -store (CATALOGUED_STORE) set too`}},
+		{name: "store URL", env: []string{"CATALOGUED_STORE=redis://u:hunter2@redis:port/0"}, not: "hunter2",
+			want: []string{`-store (CATALOGUED_STORE) = (`, `not shown): want redis://[USER:PASSWORD@]HOST:PORT/DB`, "invalid port"}},
+		{name: "origin", args: []string{"-store", "redis://127.0.0.1:6379/0", "-origin", "s3://bucket/snapshots"},
+			want: []string{`-origin (CATALOGUED_ORIGIN) = "s3://bucket/snapshots": want a directory or an http(s) URL`, `scheme "s3"`}},
+		{name: "rollout poll", args: []string{"-rollout.poll", "0s"},
+			want: []string{`-rollout.poll (CATALOGUED_ROLLOUT_POLL) = "0s": want a positive duration`}},
 		{name: "argument", args: []string{"-x402.disable", "false"},
 			want: []string{`unexpected argument "false": catalogued takes flags only (a bool flag takes a value as -flag=false, not -flag false)`}},
 	} {

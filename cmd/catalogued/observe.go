@@ -73,7 +73,7 @@ func registerServerMetrics(ob *observe.Observer, current func() *engine.Catalogu
 	set.RegisterMetricsWriter(func(w io.Writer) {
 		c := current()
 		_, _, _, variants := c.Counts()
-		fmt.Fprintf(w, "catalogue_info{identity=%q,format=\"%d\",variants=\"%d\"} 1\n", c.Meta.Identity, c.Meta.Version, variants)
+		fmt.Fprintf(w, "catalogue_info{identity=%q,sha256=%q,format=\"%d\",variants=\"%d\"} 1\n", c.Meta.Identity, c.Meta.ContentHash, c.Meta.Version, variants)
 		healthy := 0
 		if meter == nil || meter.Healthy(time.Now()) {
 			healthy = 1

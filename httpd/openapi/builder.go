@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"encoding/json"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -131,7 +132,42 @@ func Build(in Inputs) obj {
 	}
 	b.paymentComponents(doc["components"].(obj))
 	b.codeSamples()
+	withVersionHeader(doc)
 	return doc
+}
+
+// withVersionHeader documents X-Catalogue-Version on every response of
+// doc, as the server sends it on all of them. Response objects may be
+// shared package values (notModified), so each is copied, never changed.
+func withVersionHeader(doc obj) {
+	add := func(r obj) obj {
+		c := maps.Clone(r)
+		h := obj{}
+		if old, ok := r["headers"].(obj); ok {
+			h = maps.Clone(old)
+		}
+		h["X-Catalogue-Version"] = href("X-Catalogue-Version")
+		c["headers"] = h
+		return c
+	}
+	for _, item := range PathItems(doc) {
+		for method, op := range item.(obj) {
+			if method == "parameters" {
+				continue
+			}
+			responses := maps.Clone(op.(obj)["responses"].(obj))
+			for code, r := range responses {
+				if r, ok := r.(obj); ok && r["$ref"] == nil {
+					responses[code] = add(r)
+				}
+			}
+			op.(obj)["responses"] = responses
+		}
+	}
+	shared := doc["components"].(obj)["responses"].(obj)
+	for name, r := range shared {
+		shared[name] = add(r.(obj))
+	}
 }
 
 // Operation is a documented route.

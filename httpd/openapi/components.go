@@ -96,6 +96,9 @@ func headers() obj {
 		"Sunset":           obj{"description": "Only on answers to keys of the deprecated `free` plan (RFC 8594): when such keys stop working. `Link: <upgrade>; rel=\"deprecation\"` names the way on.", "schema": s},
 		"X-Request-Id":     obj{"description": "The request's id: a trusted proxy's, or one the server made. Also in every problem body as `request_id`.", "schema": s},
 		"Retry-After":      obj{"description": "Seconds to wait.", "schema": obj{"type": "integer"}},
+		"X-Catalogue-Version": obj{"description": "The catalogue that answered: the SHA-256 of its snapshot file, 64 lower-case hex digits (what `sha256sum` prints). " +
+			"On every response once a catalogue is loaded; it changes when a new catalogue is installed (a reload, or a rollout across the fleet), " +
+			"so requests to several replicas during a rollout can tell which catalogue each answer came from.", "schema": obj{"type": "string", "pattern": "^[0-9a-f]{64}$"}},
 		"WWW-Authenticate": obj{"description": `Bearer realm="catalogue"`, "schema": s},
 	}
 }
