@@ -17,7 +17,10 @@ import (
 type request struct {
 	v   *view // the full catalogue; nil in the demo tier, which answers from its own view
 	key *access.Key
-	raw bool // the caller sees and sends raw integer ids (apify plan)
+	// usedMonth is the key's count this month with this call, from its
+	// reservation.
+	usedMonth int64
+	raw       bool // the caller sees and sends raw integer ids (apify plan)
 	p   Params
 
 	locale     int    // index into the locales

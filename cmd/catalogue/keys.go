@@ -65,9 +65,13 @@ func runKeys(args []string, stdout io.Writer) error {
 			return err
 		}
 		defer s.Close()
+		keys, err := s.List()
+		if err != nil {
+			return err
+		}
 		w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(w, "HASH\tPLAN\tSTATE\tCREATED\tEMAIL\tNOTE")
-		for _, k := range s.List() {
+		for _, k := range keys {
 			v := admin.View(k)
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Hash[:16], v.Plan, v.State, v.Created.Format(time.DateOnly), v.Email, v.Note)
 		}

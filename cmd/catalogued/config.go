@@ -14,12 +14,38 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/publicid"
+	"github.com/vspec/catalogue/httpd/redisstore"
 	"github.com/vspec/catalogue/httpd/secret"
 	"github.com/vspec/catalogue/httpd/x402"
 	"github.com/vspec/catalogue/httpd/x402/eip3009"
 )
+
+// The shared access state. Kept here, small, because the snapshot rollout
+// reads the same -store URL (cfg.store) for its own Redis client.
+var (
+	storeURL = flag.String("store", "", "shared access state of a fleet of replicas: redis://[USER:PASSWORD@]HOST:PORT/DB, or rediss://… for TLS. Keys, usage counters, "+
+		"per-network windows, demo key requests and x402 payments then live in Redis, and the token secret too unless -ids.secret is given. Empty keeps them in -state (one process). "+
+		"Redis must run with appendonly yes, appendfsync always and maxmemory-policy noeviction (README, Operating a fleet). See also -store.timeout")
+	storeTimeout = flag.Duration("store.timeout", 50*time.Millisecond, "deadline of each call to the -store Redis; a call that fails or passes it refuses its request with 503 and Retry-After, never serves it uncounted")
+)
+
+// storeConfig is -store parsed.
+type storeConfig struct {
+	URL    string               // as given (holds the password, if any: never log it; see redactURL)
+	Client rueidis.ClientOption // rueidis.ParseURL of URL
+}
+
+// redactURL is a -store URL with its password replaced, for messages.
+func redactURL(v string) string {
+	if u, err := url.Parse(v); err == nil {
+		return u.Redacted()
+	}
+	return "(not a URL)"
+}
 
 // config is what run needs beyond the flag values themselves: the values
 // that had to be parsed or read, each checked once before any work starts.
@@ -31,8 +57,11 @@ type config struct {
 	proxies          []netip.Prefix // -http.trustedProxies
 	publicBase       string         // -http.publicURL, or derived from -listen
 	mcpPublic        string         // -mcp.publicURL, or derived from -mcp.listen; "" when MCP is off
-	// secret is -ids.secret, read; nil when the state directory keeps it.
+	// secret is -ids.secret, read; nil when the state directory (or the
+	// -store) keeps it.
 	secret []byte
+	// store is -store parsed; nil keeps the access state in -state.
+	store *storeConfig
 	// mailPassword and facilitatorAuth are the values of -mail.password and
 	// -x402.facilitatorAuth, read from their files when given as file://.
 	mailPassword, facilitatorAuth string
@@ -63,6 +92,9 @@ var secretFlags = map[string]bool{"ids.secret": true, "admin.token": true, "mail
 
 // shown is how a value of flag name appears in a message.
 func shown(name, v string) string {
+	if name == "store" {
+		return strconv.Quote(redactURL(v))
+	}
 	if secretFlags[name] && v != "" && !secret.IsFile(v) {
 		return fmt.Sprintf("(%d characters, not shown)", len(v))
 	}
@@ -105,6 +137,14 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 	}
 
 	checkLogFlags(bad)
+	if *storeURL != "" {
+		co, err := redisstore.ClientOption(*storeURL)
+		if err != nil {
+			bad("store", "%v", err)
+		} else {
+			cfg.store = &storeConfig{URL: *storeURL, Client: co}
+		}
+	}
 
 	// Addresses and URLs: check reports flag name when its value v is not
 	// valid, saying what is wanted; an empty value is left alone where
@@ -148,6 +188,7 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 	positive("http.drainTimeout", *drainTimeout, "30s")
 	positive("metering.flushInterval", *meterFlush, "1s")
 	positive("metering.maxLag", *meterMaxLag, "5s")
+	positive("store.timeout", *storeTimeout, "50ms")
 	if *cacheMaxAge < time.Second {
 		bad("http.cacheMaxAge", "want a duration of at least 1s, like 1h (max-age is in whole seconds, and 0 would mean the default, 1h)")
 	}

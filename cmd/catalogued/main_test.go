@@ -497,8 +497,8 @@ func TestOpenAPIPrintIsTheDocumentOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer keys.Close()
-	if n := len(keys.List()); n != 0 {
-		t.Errorf("-openapi.print created %d keys", n)
+	if list, _ := keys.List(); len(list) != 0 {
+		t.Errorf("-openapi.print created %d keys", len(list))
 	}
 }
 
