@@ -1,0 +1,160 @@
+//go:build redis
+
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/redisstore"
+	"github.com/vspec/catalogue/httpd/redisstore/redistest"
+)
+
+// get calls a replica with a key and returns the status, Retry-After and
+// the decoded body.
+func get(t *testing.T, addr, path, key string) (int, string, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", "http://"+addr+path, nil)
+	req.Header.Set("X-Api-Key", key)
+	res, err := client().Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	var m map[string]any
+	json.Unmarshal(body, &m)
+	return res.StatusCode, res.Header.Get("Retry-After"), m
+}
+
+// TestFleetOnRedis runs two replicas on one real redis-server and checks
+// what a client of the fleet sees: one key store, exact limits across
+// replicas, tokens of one replica valid on the other, a revoke made with
+// the CLI's store honoured everywhere within a second, 503 with
+// Retry-After (never 200) while Redis is down, and counts intact after it
+// comes back.
+func TestFleetOnRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	url := srv.URL(0)
+	args := []string{"-store", url, "-keys.bootstrap=false", "-limits.apify", "6,1000,1000", "-store.timeout", "1s", "-x402.disable"}
+	a, b := startServer(t, 0, args...), startServer(t, 0, args...)
+	replicas := []string{a.addr, b.addr}
+
+	co, err := redisstore.ClientOption(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	key, k, err := admin.Create(access.PlanApify, access.StateActive, "", "fleet test")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Exact counting across replicas: 6 allowed in the minute, the other
+	// 14 of 20 concurrent calls spread over both replicas refused.
+	if s := time.Now().Second(); s >= 45 {
+		time.Sleep(time.Duration(61-s) * time.Second) // one minute window for the burst
+	}
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, _, _ := get(t, replicas[i%2], "/v1/brands?limit=1", key)
+			mu.Lock()
+			codes[code]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if codes[200] != 6 || codes[429] != 14 {
+		t.Fatalf("20 concurrent calls on two replicas with a limit of 6 a minute: %v", codes)
+	}
+	if used, err := admin.Used(k, access.Month, time.Now()); err != nil || used != 6 {
+		t.Errorf("Redis counted %d (%v), want the 6 served", used, err)
+	}
+
+	// A token issued by one replica is read by the other (one secret).
+	free, _, err := admin.Create(access.PlanFree, access.StateActive, "", "tokens")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, m := get(t, a.addr, "/v1/brands/volkswagen/models?limit=1", free)
+	if code != 200 {
+		t.Fatalf("models on A: %d %v", code, m)
+	}
+	mid, _ := m["data"].([]any)[0].(map[string]any)["model_id"].(string)
+	if code, _, m := get(t, b.addr, "/v1/models/"+mid+"/generations", free); code != 200 || !strings.HasPrefix(mid, "m_") {
+		t.Errorf("A's model token %q on B: %d %v", mid, code, m)
+	}
+
+	// A revoke through another client holds on both replicas within 1 s.
+	if code, _, _ := get(t, b.addr, "/v1/usage", free); code != 200 {
+		t.Fatalf("usage before the revoke: %d", code)
+	}
+	if _, err := admin.SetState(free, access.StateRevoked); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range replicas {
+		deadline := time.Now().Add(time.Second)
+		for {
+			code, _, _ := get(t, r, "/v1/usage", free)
+			if code == 403 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("replica %s still answers %d a second after the revoke", r, code)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	// Redis down: only 503s with Retry-After, on every replica.
+	second, _, err := admin.Create(access.PlanApify, access.StateActive, "", "outage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range replicas {
+		if code, _, _ := get(t, r, "/v1/usage", second); code != 200 {
+			t.Fatalf("before the outage: %d", code)
+		}
+	}
+	srv.Kill()
+	for _, r := range replicas {
+		for range 3 {
+			code, retry, m := get(t, r, "/v1/brands?limit=1", second)
+			if code != 503 || retry == "" {
+				t.Fatalf("with Redis down, replica %s answered %d (Retry-After %q) %v; want 503 with Retry-After", r, code, retry, m)
+			}
+		}
+	}
+	srv.Restart()
+	// Back: the count of the two calls served before the outage is intact
+	// and the replicas serve again, within 10 s (polled every 50 ms).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, _, m := get(t, a.addr, "/v1/usage", second)
+		if code == 200 {
+			if used := m["data"].(map[string]any)["used"]; used != float64(3) {
+				t.Errorf("after the restart /v1/usage says %v used, want 3 (2 before the outage and this one)", used)
+			}
+			break
+		}
+		if code != 503 || time.Now().After(deadline) {
+			t.Fatalf("after the restart: %d %v", code, m)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
