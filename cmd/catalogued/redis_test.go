@@ -3,9 +3,11 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,8 @@ import (
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/redisstore"
 	"github.com/vspec/catalogue/httpd/redisstore/redistest"
+	"github.com/vspec/catalogue/httpd/x402"
+	"github.com/vspec/catalogue/httpd/x402/x402test"
 )
 
 // get calls a replica with a key and returns the status, Retry-After and
@@ -42,7 +46,10 @@ func get(t *testing.T, addr, path, key string) (int, string, map[string]any) {
 func TestFleetOnRedis(t *testing.T) {
 	srv := redistest.Start(t)
 	url := srv.URL(0)
-	args := []string{"-store", url, "-keys.bootstrap=false", "-limits.apify", "6,1000,1000", "-store.timeout", "1s", "-x402.disable"}
+	// The test's client is the trusted proxy: X-Forwarded-For names the
+	// client network.
+	args := []string{"-store", url, "-keys.bootstrap=false", "-limits.apify", "6,1000,1000", "-store.timeout", "1s",
+		"-x402.perMinute", "3", "-http.trustedProxies", "127.0.0.1/32"}
 	a, b := startServer(t, 0, args...), startServer(t, 0, args...)
 	replicas := []string{a.addr, b.addr}
 
@@ -119,6 +126,68 @@ func TestFleetOnRedis(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
+	}
+
+	// Keyless paid calls are limited per network across the fleet: 3 a
+	// minute for the network X-Forwarded-For names, whichever replica is
+	// called (a bad payment is refused after the network window, 400).
+	paid := func(addr, network, sig string) (int, http.Header) {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/v1/search?q=golf&limit=1", nil)
+		req.Header.Set("X-Forwarded-For", network)
+		if sig != "" {
+			req.Header.Set("PAYMENT-SIGNATURE", sig)
+		}
+		res, err := client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode, res.Header
+	}
+	if s := time.Now().Second(); s >= 50 {
+		time.Sleep(time.Duration(61-s) * time.Second)
+	}
+	byCode := map[int]int{}
+	for i := range 8 {
+		code, _ := paid(replicas[i%2], "203.0.113.9", "not-a-payment")
+		byCode[code]++
+	}
+	if byCode[400] != 3 || byCode[429] != 5 {
+		t.Errorf("8 keyless calls of one network over two replicas with 3 a minute: %v", byCode)
+	}
+	if code, _ := paid(b.addr, "203.0.113.10", "not-a-payment"); code != 400 {
+		t.Errorf("another network: %d", code)
+	}
+
+	// One payment replayed to every replica is accepted once.
+	_, h := paid(a.addr, "198.51.100.20", "")
+	raw, _ := base64.StdEncoding.DecodeString(h.Get("PAYMENT-REQUIRED"))
+	var offer x402.PaymentRequired
+	if err := json.Unmarshal(raw, &offer); err != nil {
+		t.Fatalf("offer %q: %v", raw, err)
+	}
+	payer, _ := x402test.NewPayer("")
+	pay, err := payer.Pay(offer, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := x402test.Header(pay)
+	var replay sync.WaitGroup
+	paidCodes := map[int]int{}
+	for i := range 2 {
+		replay.Add(1)
+		go func() {
+			defer replay.Done()
+			code, _ := paid(replicas[i], "198.51.100."+strconv.Itoa(21+i), sig)
+			mu.Lock()
+			paidCodes[code]++
+			mu.Unlock()
+		}()
+	}
+	replay.Wait()
+	if paidCodes[200] != 1 || paidCodes[402] != 1 {
+		t.Errorf("one payment sent to both replicas at once: %v, want one 200 and one 402", paidCodes)
 	}
 
 	// Redis down: only 503s with Retry-After, on every replica.
