@@ -77,7 +77,7 @@ var ErrUnavailable = errors.New("the access store is unavailable")
 
 // releaser takes back a reservation of a shared store (see Ticket).
 type releaser interface {
-	release(t *Ticket)
+	release(t Ticket) // by value: a pointer would move every Ticket to the heap
 }
 
 // NewTicket returns a reservation of a store outside this package:
@@ -89,7 +89,7 @@ func NewTicket(k *Key, wins [NumWindows]uint32, counts [NumWindows]int64, rel fu
 
 type funcReleaser func(k *Key, wins [NumWindows]uint32)
 
-func (f funcReleaser) release(t *Ticket) { f(t.key, t.wins) }
+func (f funcReleaser) release(t Ticket) { f(t.key, t.wins) }
 
 // Lookup returns the stored key a client sent, without touching the disk.
 func (s *Store) Lookup(key []byte) (*Key, error) {

@@ -188,7 +188,7 @@ func (u *Usage) Reserve(now time.Time, limits *Limits) (t Ticket, full Window, o
 // error), so it does not count.
 func (t Ticket) Release() {
 	if t.rel != nil {
-		t.rel.release(&t)
+		t.rel.release(t)
 		return
 	}
 	if t.u == nil {
