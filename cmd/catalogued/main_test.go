@@ -45,7 +45,7 @@ func watch(r io.Reader) *logWatcher {
 	return w
 }
 
-func (w *logWatcher) waitFor(t *testing.T, substr string, timeout time.Duration) {
+func (w *logWatcher) waitFor(t testing.TB, substr string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	go func() { time.Sleep(timeout); w.cond.Broadcast() }()
@@ -71,7 +71,7 @@ func (w *logWatcher) text() string {
 	return strings.Join(w.lines, "\n")
 }
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -33,8 +33,21 @@ type Server struct {
 }
 
 // Start starts redis-server on a free loopback port in a temporary
-// directory; it is stopped when the test ends.
-func Start(t testing.TB) *Server {
+// directory, configured with Config; it is stopped when the test ends.
+func Start(t testing.TB) *Server { return StartWith(t, Options{}) }
+
+// Options vary the server for measurements; the zero value is Start's.
+type Options struct {
+	// Config replaces Config (the port, address and directory are added).
+	Config string
+	// Dir is where the data files go; default a test temporary directory.
+	// A directory on tmpfs (/dev/shm) makes fsync free: what a disk with a
+	// fast synchronous write would give.
+	Dir string
+}
+
+// StartWith starts redis-server as Start does, varied by o.
+func StartWith(t testing.TB, o Options) *Server {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Fatal("redis-server is not installed (apt-get install -y redis-server): the redis-tagged tests need it")
@@ -45,9 +58,15 @@ func Start(t testing.TB) *Server {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	s := &Server{t: t, Addr: addr, dir: t.TempDir()}
+	s := &Server{t: t, Addr: addr, dir: o.Dir}
+	if s.dir == "" {
+		s.dir = t.TempDir()
+	}
+	if o.Config == "" {
+		o.Config = Config
+	}
 	_, port, _ := net.SplitHostPort(addr)
-	conf := Config + "bind 127.0.0.1\nport " + port + "\ndir " + s.dir + "\nprotected-mode yes\n"
+	conf := o.Config + "bind 127.0.0.1\nport " + port + "\ndir " + s.dir + "\nprotected-mode yes\n"
 	if err := os.WriteFile(filepath.Join(s.dir, "redis.conf"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
