@@ -21,7 +21,7 @@ type request struct {
 	// reservation.
 	usedMonth int64
 	raw       bool // the caller sees and sends raw integer ids (apify plan)
-	p   Params
+	p         Params
 
 	locale     int    // index into the locales
 	lang       []byte // the locale's code: meta.locale and Content-Language

@@ -16,9 +16,11 @@ import (
 // The demo key flow: a request under its token's hash until the token is
 // burned (then a trace of it, for the "already used" answer), the address
 // of each issued key, and each network's requests per day.
-func requestName(tok [32]byte) string { return prefix + "demo:req:{" + hex.EncodeToString(tok[:]) + "}" }
-func usedName(tok [32]byte) string    { return prefix + "demo:used:{" + hex.EncodeToString(tok[:]) + "}" }
-func emailName(email string) string   { return prefix + "demo:email:" + access.NormalizeEmail(email) }
+func requestName(tok [32]byte) string {
+	return prefix + "demo:req:{" + hex.EncodeToString(tok[:]) + "}"
+}
+func usedName(tok [32]byte) string  { return prefix + "demo:used:{" + hex.EncodeToString(tok[:]) + "}" }
+func emailName(email string) string { return prefix + "demo:email:" + access.NormalizeEmail(email) }
 func networkDayName(day time.Time, network string) string {
 	return prefix + "demo:net:" + day.UTC().Format(time.DateOnly) + ":" + network
 }

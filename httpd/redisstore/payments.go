@@ -199,4 +199,3 @@ func (s *Store) Resolve(ref, state, transaction, by string) (x402.PaymentRecord,
 }
 
 var _ x402.Ledger = (*Store)(nil)
-
