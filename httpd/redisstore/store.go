@@ -90,7 +90,7 @@ func Open(opts Options) (*Store, error) {
 	defer cancel()
 	if err := c.Do(ctx, c.B().Ping().Build()).Error(); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("Redis at %v does not answer PING: %w", co.InitAddress, err)
+		return nil, fmt.Errorf("the Redis at %v does not answer PING: %w", co.InitAddress, err)
 	}
 	return s, nil
 }
@@ -514,7 +514,7 @@ func (s *Store) CheckDurability() error {
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("Redis can lose counts: %w (see README, Operating a fleet)", errors.Join(errs...))
+		return fmt.Errorf("this Redis can lose counts: %w (see README, Operating a fleet)", errors.Join(errs...))
 	}
 	return nil
 }
