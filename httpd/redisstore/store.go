@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -56,9 +58,20 @@ func (o *Options) SetDefaults() {
 // or rediss:// for TLS, into the options of a rueidis client. Other
 // schemes are an error naming the forms accepted.
 func ClientOption(url string) (rueidis.ClientOption, error) {
+	const want = "want redis://[USER:PASSWORD@]HOST:PORT/DB or rediss://… for TLS"
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return rueidis.ClientOption{}, fmt.Errorf("%s (%v)", want, err)
+	}
+	if s := strings.ToLower(u.Scheme); s != "redis" && s != "rediss" {
+		return rueidis.ClientOption{}, fmt.Errorf("%s, not the scheme %q", want, u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return rueidis.ClientOption{}, fmt.Errorf("%s: the host is missing", want)
+	}
 	opt, err := rueidis.ParseURL(url)
 	if err != nil {
-		return opt, fmt.Errorf("want redis://[USER:PASSWORD@]HOST:PORT/DB or rediss://… for TLS (%v)", err)
+		return opt, fmt.Errorf("%s (%v)", want, err)
 	}
 	if len(opt.InitAddress) != 1 {
 		return opt, fmt.Errorf("want one Redis address, got %d", len(opt.InitAddress))
