@@ -51,9 +51,9 @@ var (
 	listenAddr   = flag.String("listen", ":8080", "TCP address to serve the API on, e.g. 127.0.0.1:8080 or :8080")
 	snapshotPath = flag.String("snapshot", defaultSnapshot, "catalogue snapshot to serve; SIGHUP reloads it. When the default path does not exist, the default catalogue (seed 1, 103,372 variants) is generated there first; another path that does not exist is an error unless -generate is set. See also: catalogue gen")
 	generate     = flag.Bool("generate", false, "generate the default catalogue at -snapshot when that file does not exist, whatever the path (without it only the default path is generated)")
-	stateDir     = flag.String("state", "state", "directory of the service's durable state: API keys (access.db), the token secret, the admin token; created when missing")
+	stateDir     = flag.String("state", "state", "directory of the service's durable state: API keys and usage (access.db), payments (payments.db), the token secret, the admin token; created when missing. With -store the access state and the token secret are in Redis instead")
 
-	idsSecret       = flag.String("ids.secret", "", "secret of the public id tokens and cursors: at least 32 bytes, literal or file://PATH; empty uses <state>/token.secret, created once and kept. Changing it changes every token")
+	idsSecret       = flag.String("ids.secret", "", "secret of the public id tokens and cursors: at least 32 bytes, literal or file://PATH; empty uses <state>/token.secret, or with -store the fleet's secret in Redis, created once and kept. Changing it changes every token")
 	readTimeout     = flag.Duration("http.readTimeout", 10*time.Second, "maximum duration for reading a whole request, including the body")
 	writeTimeout    = flag.Duration("http.writeTimeout", 10*time.Second, "maximum duration for writing a response")
 	idleTimeout     = flag.Duration("http.idleTimeout", 60*time.Second, "keep-alive connections idle for longer are closed")
