@@ -40,7 +40,7 @@ type replica struct {
 
 // fleet is the cluster under test.
 type fleet struct {
-	t        *testing.T
+	t        testing.TB
 	dir      string
 	redis    *redistest.Server
 	url      string // -store
@@ -57,7 +57,7 @@ type fleet struct {
 // the free plan's limits never bind (the load runs on it).
 const apifyPerMinute = 30
 
-func freePort(t *testing.T, host string) string {
+func freePort(t testing.TB, host string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", host+":0")
 	if err != nil {
@@ -69,7 +69,7 @@ func freePort(t *testing.T, host string) string {
 
 // waitLog reads r until a line contains substr, for at most timeout, and
 // keeps draining r afterwards.
-func waitLog(t *testing.T, r io.Reader, substr string, timeout time.Duration) {
+func waitLog(t testing.TB, r io.Reader, substr string, timeout time.Duration) {
 	t.Helper()
 	found := make(chan struct{})
 	var tail []string
@@ -100,7 +100,7 @@ func waitLog(t *testing.T, r io.Reader, substr string, timeout time.Duration) {
 	}
 }
 
-func startFleet(t *testing.T) *fleet {
+func startFleet(t testing.TB) *fleet {
 	f := &fleet{t: t, dir: t.TempDir()}
 	for _, b := range []string{"catalogued", "catalogue"} {
 		if out, err := exec.Command("go", "build", "-o", filepath.Join(f.dir, b), "../../cmd/"+b).CombinedOutput(); err != nil {
