@@ -194,3 +194,26 @@ func TestWindowLua(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthThroughURL: a Redis that requires a password is reached with
+// the password in the -store URL, and refused without it.
+func TestAuthThroughURL(t *testing.T) {
+	srv := redistest.StartWith(t, redistest.Options{Config: redistest.Config + "requirepass s3cret-pass\n"})
+	co, err := redisstore.ClientOption("redis://:s3cret-pass@" + srv.Addr + "/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatalf("with the password: %v", err)
+	}
+	defer s.Close()
+	if _, _, err := s.Create(access.PlanDemo, access.StateActive, "", ""); err != nil {
+		t.Error(err)
+	}
+	co, _ = redisstore.ClientOption("redis://" + srv.Addr + "/1")
+	if s2, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second}); err == nil {
+		s2.Close()
+		t.Error("connected without the password")
+	}
+}

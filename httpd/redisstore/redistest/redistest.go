@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -85,7 +86,8 @@ func (s *Server) start() {
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}
-	// Ready when it takes connections: at most 10 s, polled every 20 ms.
+	// Ready when it takes connections and answers PING (or, with a
+	// password, refuses it with NOAUTH): at most 10 s, polled every 20 ms.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for ctx.Err() == nil {
@@ -117,7 +119,7 @@ func ping(addr string) error {
 	if err != nil {
 		return err
 	}
-	if string(buf[:n]) != "+PONG\r\n" {
+	if string(buf[:n]) != "+PONG\r\n" && !strings.HasPrefix(string(buf[:n]), "-NOAUTH") {
 		return fmt.Errorf("PING answered %q", buf[:n])
 	}
 	return nil
