@@ -248,7 +248,7 @@ func serviceOptions(tb testing.TB) httpd.Options {
 }
 
 // newKey creates an active key of plan in keys and returns its text.
-func newKey(tb testing.TB, keys *access.Store, plan access.Plan, note string) string {
+func newKey(tb testing.TB, keys access.Backend, plan access.Plan, note string) string {
 	tb.Helper()
 	text, _, err := keys.Create(plan, access.StateActive, "", note)
 	if err != nil {

@@ -72,7 +72,7 @@ func (o *operations) usage(rq *request, p *Params) error {
 	b = strconv.AppendInt(b, o.limits[k.Plan][access.Month], 10)
 	b = append(b, `,"used":`...)
 	// This request is already reserved: it counts.
-	b = strconv.AppendInt(b, k.Usage().Used(access.Month, now), 10)
+	b = strconv.AppendInt(b, rq.usedMonth, 10)
 	b = append(b, `,"resets_at":"`...)
 	b = resetsAt(b, now)
 	rq.noStore = true

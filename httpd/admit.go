@@ -22,8 +22,11 @@ func (s *Service) authenticate(raw []byte) (*access.Key, *Error) {
 			"A free demo key (40 cars) is a POST /v1/keys/demo away; /v1/docs describes every route.").
 			with("WWW-Authenticate", bearerRealm)
 	}
-	k, ok := s.opts.Keys.Lookup(raw)
-	if !ok {
+	k, err := s.opts.Keys.Lookup(raw)
+	if err != nil && err != access.ErrNotFound {
+		return nil, storeDown(err)
+	}
+	if err != nil {
 		return nil, errorf(http.StatusUnauthorized, "The API key is not known. Check that it was copied whole.").
 			with("WWW-Authenticate", bearerRealmInvalid).kind("key-unknown")
 	}
@@ -47,7 +50,10 @@ func (s *Service) admit(rq *request, k *access.Key) (access.Ticket, *Error) {
 			"Usage metering is unavailable, so the request is refused rather than served uncounted. This is a failure on our side, not a limit of your key: retry after the Retry-After delay.").kind("metering-unavailable")
 	}
 	limits := &s.limits[k.Plan]
-	ticket, full, ok := k.Usage().Reserve(now, limits)
+	ticket, full, ok, serr := s.opts.Keys.Reserve(k, now, limits)
+	if serr != nil {
+		return access.Ticket{}, storeDown(serr)
+	}
 	if !ok {
 		end := full.End(now)
 		wait := int64(end.Sub(now).Seconds()) + 1
@@ -59,13 +65,23 @@ func (s *Service) admit(rq *request, k *access.Key) (access.Ticket, *Error) {
 	// RateLimit reports the window closest to exhaustion.
 	tight, left := access.Minute, int64(-1)
 	for w := access.Minute; w <= access.Month; w++ {
-		if r, _ := k.Usage().Remaining(w, now, limits); left < 0 || r < left {
+		if r := ticket.Remaining(w, limits); left < 0 || r < left {
 			tight, left = w, r
 		}
 	}
-	_, end := k.Usage().Remaining(tight, now, limits)
+	end := tight.End(now)
 	rq.hdr = appendRateLimit(rq.hdr[:0], tight, left, int64(end.Sub(now).Seconds())+1)
+	rq.usedMonth = ticket.Used[access.Month]
 	return ticket, nil
+}
+
+// storeDown is the 503 of a request whose key or counters the access store
+// could not check in time (err wraps access.ErrUnavailable): refused,
+// never served unchecked or uncounted.
+func storeDown(err error) *Error {
+	ratelog.Default.Printf("access store refusal", "keyed requests are refused with 503: the access store failed: %v", err)
+	return unavailable(retryStore,
+		"The access store cannot be reached, so the request is refused rather than served unchecked or uncounted. This is a failure on our side, not a limit of your key: retry after the Retry-After delay.").kind("metering-unavailable")
 }
 
 // appendRateLimit renders the RateLimit field of the IETF draft
@@ -87,6 +103,7 @@ var (
 
 const (
 	retryMetering      = 30 // seconds a refusal for metering asks to wait
+	retryStore         = 2  // seconds a refusal for an unreachable access store asks to wait
 	bearerRealm        = `Bearer realm="catalogue"`
 	bearerRealmInvalid = `Bearer realm="catalogue", error="invalid_token"`
 )

@@ -31,7 +31,12 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation) {
 	}
 	now := s.opts.Now()
 	network := keyflow.Network(peer(ctx), ctx.Request.Header.PeekAll("X-Forwarded-For"), s.opts.TrustedProxies)
-	if ok, wait := s.opts.PaidLimiter.Allow(network, now); !ok {
+	ok, wait, err := s.opts.PaidLimiter.Allow(network, now)
+	if err != nil {
+		s.problem(ctx, storeDown(err).kind("unavailable"))
+		return
+	}
+	if !ok {
 		s.problem(ctx, &Error{Status: fasthttp.StatusTooManyRequests, RetryAfter: int64(wait / time.Second),
 			Detail: "Calls paid per request are limited to " + strconv.FormatInt(s.opts.PaidLimiter.Limit(), 10) +
 				" a minute per network, and this network has made them this minute. Retry after the Retry-After delay, or use an API key: see " + s.opts.UpgradeURL + ".", Kind: "network-rate-limited"})

@@ -104,7 +104,7 @@ var ProblemKinds = []struct {
 	{"header-too-large", 431, "The request line and headers are larger than the server reads."},
 	{"internal", 500, "A failure of ours that should not happen; it is logged."},
 	{"unavailable", 503, "A failure on our side, never a limit of the caller: retry after Retry-After."},
-	{"metering-unavailable", 503, "Usage cannot be metered, so the call is refused rather than served uncounted (fail closed)."},
+	{"metering-unavailable", 503, "Usage cannot be metered, or the key checked, because the access store cannot be reached in time, so the call is refused rather than served unchecked or uncounted (fail closed)."},
 	{"demo-rebuilding", 503, "The demo set is being rebuilt; the demo key is fine."},
 	{"facilitator-unavailable", 503, "The x402 payment facilitator cannot be reached; nothing was charged."},
 	{"settlement-unknown", 504, "The settlement of a payment has no clear outcome: the answer is withheld and the payment recorded under Payment-Reference."},

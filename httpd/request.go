@@ -17,8 +17,11 @@ import (
 type request struct {
 	v   *view // the full catalogue; nil in the demo tier, which answers from its own view
 	key *access.Key
-	raw bool // the caller sees and sends raw integer ids (apify plan)
-	p   Params
+	// usedMonth is the key's count this month with this call, from its
+	// reservation.
+	usedMonth int64
+	raw       bool // the caller sees and sends raw integer ids (apify plan)
+	p         Params
 
 	locale     int    // index into the locales
 	lang       []byte // the locale's code: meta.locale and Content-Language

@@ -26,8 +26,9 @@ import (
 type Options struct {
 	// Codec encodes and decodes public tokens and cursors.
 	Codec *publicid.Codec
-	// Keys is the key store requests are checked against.
-	Keys *access.Store
+	// Keys is the key store requests are checked against and counted in:
+	// the embedded store or Redis (see access.Backend).
+	Keys access.Backend
 	// Meter persists usage; when it reports unhealthy, keyed requests are
 	// refused with 503. Nil disables the check (counts stay in memory).
 	Meter *access.Meter
@@ -45,7 +46,7 @@ type Options struct {
 	Payments *x402.Gate
 	// PaidLimiter limits keyless paid calls per network. Default 60 a
 	// minute.
-	PaidLimiter *access.NetworkLimiter
+	PaidLimiter access.NetworkCounter
 	// PublicURL is the API's public URL, ending in /v1; 402s name resources
 	// under it. Default "http://localhost/v1".
 	PublicURL string

@@ -4,22 +4,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 	"time"
 
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/admin"
+	"github.com/vspec/catalogue/httpd/redisstore"
 )
 
 const keysUsage = `usage:
-  catalogue keys create -state DIR -plan apify|demo [-email E] [-note N] [-pending]
-  catalogue keys create -state DIR -plan free -allow-deprecated ...   (only to migrate a hand-granted key)
-  catalogue keys list -state DIR
-  catalogue keys revoke -state DIR KEY|HASH-PREFIX
-  catalogue keys activate -state DIR KEY|HASH-PREFIX
+  catalogue keys create -state DIR|-store URL -plan apify|demo [-email E] [-note N] [-pending]
+  catalogue keys create -state DIR|-store URL -plan free -allow-deprecated ...   (only to migrate a hand-granted key)
+  catalogue keys list -state DIR|-store URL
+  catalogue keys revoke -state DIR|-store URL KEY|HASH-PREFIX
+  catalogue keys activate -state DIR|-store URL KEY|HASH-PREFIX
 
-The commands work on the state directory while the server is stopped; while
-it runs, use its admin API (-admin.listen) instead.`
+With -state the commands work on a state directory while its server is
+stopped; while it runs, use its admin API (-admin.listen) instead. With
+-store redis://HOST:PORT/DB (the URL the replicas of a fleet run with; also
+CATALOGUED_STORE) they work on the shared Redis while the replicas run: a
+revoke holds on every replica within a second.`
 
 func runKeys(args []string, stdout io.Writer) error {
 	fs, state, err := subcommand("keys", keysUsage, args, stdout)
@@ -31,10 +36,21 @@ func runKeys(args []string, stdout io.Writer) error {
 	email := fs.String("email", "", "email address of the key's holder")
 	note := fs.String("note", "", "a note kept with the key")
 	pending := fs.Bool("pending", false, "create the key not yet active (it answers 403 until activated)")
+	storeURL := fs.String("store", os.Getenv("CATALOGUED_STORE"), "the fleet's shared access store, redis://[USER:PASSWORD@]HOST:PORT/DB (or rediss://); default $CATALOGUED_STORE; empty uses -state")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	open := func() (*access.Store, error) { return access.Open(*state) }
+	open := func() (access.Backend, error) {
+		if *storeURL == "" {
+			return access.Open(*state)
+		}
+		co, err := redisstore.ClientOption(*storeURL)
+		if err != nil {
+			return nil, fmt.Errorf("-store: %w", err)
+		}
+		// An operator's command waits longer than a request would.
+		return redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
+	}
 	switch args[0] {
 	case "create":
 		p, ok := access.ParsePlan(*plan)
@@ -65,9 +81,13 @@ func runKeys(args []string, stdout io.Writer) error {
 			return err
 		}
 		defer s.Close()
+		keys, err := s.List()
+		if err != nil {
+			return err
+		}
 		w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(w, "HASH\tPLAN\tSTATE\tCREATED\tEMAIL\tNOTE")
-		for _, k := range s.List() {
+		for _, k := range keys {
 			v := admin.View(k)
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Hash[:16], v.Plan, v.State, v.Created.Format(time.DateOnly), v.Email, v.Note)
 		}

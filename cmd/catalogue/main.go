@@ -2,7 +2,7 @@
 //
 //	catalogue gen [-scale F] [-seed N] [-cdn URL] -o FILE   write a snapshot
 //	catalogue inspect [-json] FILE                          print what a snapshot holds
-//	catalogue keys create|list|revoke|activate -state DIR   manage API keys
+//	catalogue keys create|list|revoke|activate -state DIR|-store URL   manage API keys
 //	catalogue payments list|resolve -state DIR             reconcile payments of unknown outcome
 //	catalogue export [flags] -o DIR SNAPSHOT                write a licensed data export
 //	catalogue diff [flags] -o CHANGES OLD NEW               write the update subscription's change file
@@ -35,7 +35,7 @@ func main() {
 	commands = []command{
 		{"gen", "gen [-scale F] [-seed N] [-cdn URL] -o FILE", "generate the synthetic catalogue and write it as a snapshot", runGen},
 		{"inspect", "inspect [-json] FILE", "print counts per entity, per fuel and per locale, and the demo set", runInspect},
-		{"keys", "keys create|list|revoke|activate -state DIR ...", "manage API keys in a stopped server's state directory", runKeys},
+		{"keys", "keys create|list|revoke|activate -state DIR|-store URL ...", "manage API keys in a stopped server's state directory, or in a running fleet's Redis", runKeys},
 		{"payments", "payments list|resolve -state DIR ...", "list and resolve x402 payments whose settlement had no clear outcome (stopped server)", runPayments},
 		{"export", "export [flags] -o DIR SNAPSHOT", "write a licensed data export (CSV, JSON Lines, dictionary, coverage, manifest)", runExport},
 		{"diff", "diff [flags] -o CHANGES OLD NEW", "write the update change file between two snapshots (-apply: apply one to an export)", runDiff},

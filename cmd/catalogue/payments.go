@@ -13,12 +13,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/vspec/catalogue/httpd/redisstore"
 	"github.com/vspec/catalogue/httpd/x402"
 )
 
 const paymentsUsage = `usage:
-  catalogue payments list -state DIR [-all] [-json]
-  catalogue payments resolve -state DIR REF settled|unsettled [-tx HASH]
+  catalogue payments list -state DIR|-store URL [-all] [-json]
+  catalogue payments resolve -state DIR|-store URL REF settled|unsettled [-tx HASH]
 
 A paid call whose settlement the facilitator did not confirm in time (no
 answer, a reset connection, a 5xx, an unreadable answer) was answered 504
@@ -29,8 +30,10 @@ facilitator or on chain (the payer's authorization nonce: USDC
 authorizationState(payer, nonce) is true once it was settled), then
 "resolve" it: settled (with -tx, its transaction hash) or unsettled.
 
-The commands work on the state directory while the server is stopped: a
-running catalogued holds payments.db.`
+With -state the commands work on the state directory while the server is
+stopped: a running catalogued holds payments.db. With -store
+redis://HOST:PORT/DB (a fleet's shared store; also CATALOGUED_STORE) they
+work while the replicas run.`
 
 func runPayments(args []string, stdout io.Writer) error {
 	fset, state, err := subcommand("payments", paymentsUsage, args, stdout)
@@ -40,6 +43,7 @@ func runPayments(args []string, stdout io.Writer) error {
 	all := fset.Bool("all", false, "list: every recorded payment, resolved ones too, not only those of unknown outcome")
 	asJSON := fset.Bool("json", false, "list: print JSON instead of a table")
 	tx := fset.String("tx", "", "resolve settled: the settlement's transaction hash")
+	storeURL := fset.String("store", os.Getenv("CATALOGUED_STORE"), "the fleet's shared access store, redis://[USER:PASSWORD@]HOST:PORT/DB (or rediss://); default $CATALOGUED_STORE; empty uses -state")
 	pos, err := parseInterspersed(fset, args[1:])
 	if err != nil {
 		return err
@@ -49,7 +53,7 @@ func runPayments(args []string, stdout io.Writer) error {
 		if len(pos) != 0 {
 			return fmt.Errorf("payments list takes no arguments, got %q\n%s", pos, paymentsUsage)
 		}
-		s, err := openPayments(*state)
+		s, err := openPayments(*state, *storeURL)
 		if err != nil {
 			return err
 		}
@@ -95,7 +99,7 @@ func runPayments(args []string, stdout io.Writer) error {
 		default:
 			return fmt.Errorf("the outcome is settled or unsettled, not %q", outcome)
 		}
-		s, err := openPayments(*state)
+		s, err := openPayments(*state, *storeURL)
 		if err != nil {
 			return err
 		}
@@ -119,9 +123,23 @@ func runPayments(args []string, stdout io.Writer) error {
 	return fmt.Errorf("unknown payments command %q\n%s", args[0], paymentsUsage)
 }
 
-// openPayments opens the payments store of a state directory, which must
-// exist: the commands never create one.
-func openPayments(state string) (*x402.Store, error) {
+// ledger is the payment state the commands work on, and what closes it.
+type ledger interface {
+	x402.Ledger
+	Close() error
+}
+
+// openPayments opens the fleet's Redis store when storeURL is given, or
+// else the payments store of a state directory, which must exist: the
+// commands never create one.
+func openPayments(state, storeURL string) (ledger, error) {
+	if storeURL != "" {
+		co, err := redisstore.ClientOption(storeURL)
+		if err != nil {
+			return nil, fmt.Errorf("-store: %w", err)
+		}
+		return redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
+	}
 	path := filepath.Join(state, "payments.db")
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s does not exist: no payment was recorded in %s (is -state the server's state directory?)", path, state)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/vspec/catalogue/httpd/redisstore"
 	"github.com/vspec/catalogue/loader/rollout"
 )
 
@@ -51,9 +52,9 @@ func runPublish(args []string, stdout io.Writer) error {
 		fs.Usage()
 		return errors.New("give one snapshot FILE, or -hash HEX of one in the origin")
 	}
-	opt, err := rollout.ParseStoreURL(*store)
+	opt, err := redisstore.ClientOption(*store)
 	if err != nil {
-		return fmt.Errorf("-store: want redis://[USER:PASSWORD@]HOST:PORT/DB or rediss:// (%v)", err)
+		return fmt.Errorf("-store: %w", err)
 	}
 	o, err := rollout.ParseOrigin(*origin, nil)
 	if err != nil {

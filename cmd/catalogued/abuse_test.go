@@ -66,7 +66,7 @@ type server struct {
 
 // startServer runs the binary on the small test catalogue with args,
 // under an open-file limit when nofile > 0, and waits until it answers.
-func startServer(t *testing.T, nofile int, args ...string) *server {
+func startServer(t testing.TB, nofile int, args ...string) *server {
 	t.Helper()
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "small.snap")

@@ -18,20 +18,39 @@ import (
 
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/publicid"
+	"github.com/vspec/catalogue/httpd/redisstore"
 	"github.com/vspec/catalogue/httpd/secret"
 	"github.com/vspec/catalogue/httpd/x402"
 	"github.com/vspec/catalogue/httpd/x402/eip3009"
 	"github.com/vspec/catalogue/loader/rollout"
 )
 
-// Flags of the fleet (issue 18): the shared store and the rollout of
-// snapshots from an origin.
+// Flags of the fleet (issue 18): the shared store, which holds the access
+// state and the fleet's current catalogue, and the rollout of snapshots
+// from an origin.
 var (
-	storeURL    = flag.String("store", "", "the fleet's shared Redis: redis://[USER:PASSWORD@]HOST:PORT/DB (rediss:// for TLS; literal only, never echoed). With -origin the replica serves the fleet's current catalogue, set by catalogue publish, instead of -snapshot. See also -origin")
-	originFlag  = flag.String("origin", "", "where the fleet's snapshots are: a directory or an http(s) URL. The replica fetches <origin>/<sha256>.snap of the catalogue -store names, verifies its SHA-256, loads it and swaps it in; -snapshot and SIGHUP reloads of it are then unused (SIGHUP reads the fleet's catalogue at once). Requires -store. See also -rollout.poll, -rollout.dir")
-	rolloutPoll = flag.Duration("rollout.poll", 5*time.Second, "how often a replica following the fleet (-origin) reads the fleet's current catalogue besides change notifications: the longest it lags when a notification is lost")
-	rolloutDir  = flag.String("rollout.dir", "", "where a replica following the fleet keeps fetched snapshots (the one served and the one before, for a rollback without download); empty uses <state>/snapshots")
+	storeURL = flag.String("store", "", "the fleet's shared Redis: redis://[USER:PASSWORD@]HOST:PORT/DB, or rediss://… for TLS (never echoed). Keys, usage counters, "+
+		"per-network windows, demo key requests and x402 payments then live in Redis, and the token secret too unless -ids.secret is given; with -origin the replica also serves the fleet's current catalogue, set by catalogue publish, instead of -snapshot. Empty keeps the access state in -state (one process). "+
+		"Redis must run with appendonly yes, appendfsync always and maxmemory-policy noeviction (README, Operating a fleet). See also -store.timeout, -origin")
+	storeTimeout = flag.Duration("store.timeout", 50*time.Millisecond, "deadline of each call to the -store Redis; a call that fails or passes it refuses its request with 503 and Retry-After, never serves it uncounted")
+	originFlag   = flag.String("origin", "", "where the fleet's snapshots are: a directory or an http(s) URL. The replica fetches <origin>/<sha256>.snap of the catalogue -store names, verifies its SHA-256, loads it and swaps it in; -snapshot and SIGHUP reloads of it are then unused (SIGHUP reads the fleet's catalogue at once). Requires -store. See also -rollout.poll, -rollout.dir")
+	rolloutPoll  = flag.Duration("rollout.poll", 5*time.Second, "how often a replica following the fleet (-origin) reads the fleet's current catalogue besides change notifications: the longest it lags when a notification is lost")
+	rolloutDir   = flag.String("rollout.dir", "", "where a replica following the fleet keeps fetched snapshots (the one served and the one before, for a rollback without download); empty uses <state>/snapshots")
 )
+
+// storeConfig is -store parsed.
+type storeConfig struct {
+	URL    string               // as given (holds the password, if any: never log it; see redactURL)
+	Client rueidis.ClientOption // rueidis.ParseURL of URL
+}
+
+// redactURL is a -store URL with its password replaced, for messages.
+func redactURL(v string) string {
+	if u, err := url.Parse(v); err == nil {
+		return u.Redacted()
+	}
+	return "(not a URL)"
+}
 
 // config is what run needs beyond the flag values themselves: the values
 // that had to be parsed or read, each checked once before any work starts.
@@ -43,16 +62,18 @@ type config struct {
 	proxies          []netip.Prefix // -http.trustedProxies
 	publicBase       string         // -http.publicURL, or derived from -listen
 	mcpPublic        string         // -mcp.publicURL, or derived from -mcp.listen; "" when MCP is off
-	// secret is -ids.secret, read; nil when the state directory keeps it.
+	// secret is -ids.secret, read; nil when the state directory (or the
+	// -store) keeps it.
 	secret []byte
+	// store is -store parsed; nil keeps the access state in -state.
+	store *storeConfig
 	// mailPassword and facilitatorAuth are the values of -mail.password and
 	// -x402.facilitatorAuth, read from their files when given as file://.
 	mailPassword, facilitatorAuth string
 	// asset, assetName and assetVersion are -x402.asset's three parts.
 	asset, assetName, assetVersion string
-	// store is -store parsed, nil without it; origin is -origin, nil
-	// when the replica serves -snapshot rather than following the fleet.
-	store  *rueidis.ClientOption
+	// origin is -origin, nil when the replica serves -snapshot rather
+	// than following the fleet.
 	origin rollout.Origin
 }
 
@@ -79,6 +100,9 @@ var secretFlags = map[string]bool{"store": true, "ids.secret": true, "admin.toke
 
 // shown is how a value of flag name appears in a message.
 func shown(name, v string) string {
+	if name == "store" {
+		return strconv.Quote(redactURL(v))
+	}
 	if secretFlags[name] && v != "" && !secret.IsFile(v) {
 		return fmt.Sprintf("(%d characters, not shown)", len(v))
 	}
@@ -167,6 +191,7 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 	positive("http.drainTimeout", *drainTimeout, "30s")
 	positive("metering.flushInterval", *meterFlush, "1s")
 	positive("metering.maxLag", *meterMaxLag, "5s")
+	positive("store.timeout", *storeTimeout, "50ms")
 	if *cacheMaxAge < time.Second {
 		bad("http.cacheMaxAge", "want a duration of at least 1s, like 1h (max-age is in whole seconds, and 0 would mean the default, 1h)")
 	}
@@ -299,11 +324,11 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 // checkFleet parses -store, -origin and the rollout's flags into cfg.
 func checkFleet(cfg *config, bad func(name, format string, args ...any)) {
 	if *storeURL != "" {
-		opt, err := rollout.ParseStoreURL(*storeURL)
+		co, err := redisstore.ClientOption(*storeURL)
 		if err != nil {
-			bad("store", "want redis://[USER:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS (%v)", err)
+			bad("store", "%v", err)
 		} else {
-			cfg.store = &opt
+			cfg.store = &storeConfig{URL: *storeURL, Client: co}
 		}
 	}
 	if *originFlag != "" {

@@ -53,9 +53,9 @@ var (
 	listenAddr   = flag.String("listen", ":8080", "TCP address to serve the API on, e.g. 127.0.0.1:8080 or :8080")
 	snapshotPath = flag.String("snapshot", defaultSnapshot, "catalogue snapshot to serve; SIGHUP reloads it. When the default path does not exist, the default catalogue (seed 1, 103,372 variants) is generated there first; another path that does not exist is an error unless -generate is set. See also: catalogue gen")
 	generate     = flag.Bool("generate", false, "generate the default catalogue at -snapshot when that file does not exist, whatever the path (without it only the default path is generated)")
-	stateDir     = flag.String("state", "state", "directory of the service's durable state: API keys (access.db), the token secret, the admin token; created when missing")
+	stateDir     = flag.String("state", "state", "directory of the service's durable state: API keys and usage (access.db), payments (payments.db), the token secret, the admin token; created when missing. With -store the access state and the token secret are in Redis instead")
 
-	idsSecret       = flag.String("ids.secret", "", "secret of the public id tokens and cursors: at least 32 bytes, literal or file://PATH; empty uses <state>/token.secret, created once and kept. Changing it changes every token")
+	idsSecret       = flag.String("ids.secret", "", "secret of the public id tokens and cursors: at least 32 bytes, literal or file://PATH; empty uses <state>/token.secret, or with -store the fleet's secret in Redis, created once and kept. Changing it changes every token")
 	readTimeout     = flag.Duration("http.readTimeout", 10*time.Second, "maximum duration for reading a whole request, including the body")
 	writeTimeout    = flag.Duration("http.writeTimeout", 10*time.Second, "maximum duration for writing a response")
 	idleTimeout     = flag.Duration("http.idleTimeout", 60*time.Second, "keep-alive connections idle for longer are closed")
@@ -146,7 +146,15 @@ func run(cfg *config, obs *observe.Observer) error {
 	if err != nil {
 		return err
 	}
-	secret, err := tokenSecret(cfg)
+	// The access state opens first: with -store an unreachable Redis is a
+	// clear error before minutes of loading, and the token secret may be
+	// the fleet's, kept there.
+	st, err := openAccessState(cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	secret, err := st.tokenSecret(cfg)
 	if err != nil {
 		return err
 	}
@@ -207,38 +215,33 @@ func run(cfg *config, obs *observe.Observer) error {
 	if err != nil {
 		return err
 	}
-	t = time.Now()
-	keys, err := access.Open(*stateDir)
-	if err != nil {
-		return err
-	}
-	defer keys.Close()
-	log.Printf("opened key store %s with %d keys in %s", filepath.Join(*stateDir, access.FileName), len(keys.List()), time.Since(t).Round(time.Millisecond))
+	keys, meter := st.keys, st.meter
 	// -openapi.print writes the document alone on standard output (linters
 	// and generators read it): no keys are made or printed.
-	if *bootstrapKeys && !*printOpenAPI && len(keys.List()) == 0 {
-		if err := firstKeys(keys, cfg.publicBase, os.Stdout); err != nil {
+	if *bootstrapKeys && !*printOpenAPI {
+		first, err := st.bootstrap()
+		if err != nil {
 			return err
 		}
+		if first {
+			if err := firstKeys(keys, cfg.publicBase, os.Stdout); err != nil {
+				return err
+			}
+		}
 	}
-	meter, err := keys.StartMeter(*meterFlush, *meterMaxLag)
-	if err != nil {
-		return err
-	}
-	defer meter.Close()
 	proxies := cfg.proxies
 	flow, err := keyFlow(cfg, keys)
 	if err != nil {
 		return err
 	}
-	payments, closePayments, err := paymentGate(cfg)
+	payments, closePayments, err := paymentGate(cfg, st)
 	if err != nil {
 		return err
 	}
 	defer closePayments()
 	svc, err := httpd.New(cat, httpd.Options{
 		KeyFlow: flow, TrustedProxies: proxies, PublicURL: cfg.publicBase, AgentURL: cfg.mcpPublic,
-		Payments: payments, PaidLimiter: access.NewNetworkLimiter(*paidPerMinute),
+		Payments: payments, PaidLimiter: keys.NetworkLimiter("paid", *paidPerMinute),
 		Codec: codec, Keys: keys, Meter: meter, Limits: cfg.limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes,
 		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, BodyCacheBytes: *bodyCache, SearchCacheBytes: *searchCache, CDNBase: *cdnBase,
 		LicensingURL: *licensingURL, UpgradeURL: *upgradeURL, Observer: obs,
@@ -305,7 +308,7 @@ func run(cfg *config, obs *observe.Observer) error {
 		log.Printf("admin API on http://%s/admin (token in %s unless -admin.token is set)", aln.Addr(), filepath.Join(*stateDir, "admin.token"))
 	}
 
-	stopMCP, err := startMCP(svc, cfg.mcpPublic, proxies, serveErr)
+	stopMCP, err := startMCP(svc, keys, cfg.mcpPublic, proxies, serveErr)
 	if err != nil {
 		return err
 	}
@@ -347,7 +350,7 @@ func follower(cfg *config, obs *observe.Observer) (*rollout.Follower, func(), er
 	if dir == "" {
 		dir = filepath.Join(*stateDir, "snapshots")
 	}
-	pointer := rollout.NewRedis(*cfg.store, 0)
+	pointer := rollout.NewRedis(cfg.store.Client, 0)
 	f, err := rollout.New(rollout.Options{Pointer: pointer, Origin: cfg.origin, Dir: dir, Poll: *rolloutPoll,
 		Installed: func(string, time.Duration) { obs.Counter(`catalogue_rollouts_total{result="installed"}`).Inc() },
 		Refused:   func(string, error) { obs.Counter(`catalogue_rollouts_total{result="refused"}`).Inc() }})
@@ -378,7 +381,7 @@ func source(c *engine.Catalogue) string {
 }
 
 // keyFlow builds the demo key flow from the flags.
-func keyFlow(cfg *config, keys *access.Store) (*keyflow.Flow, error) {
+func keyFlow(cfg *config, keys access.Backend) (*keyflow.Flow, error) {
 	disposable, err := keyflow.LoadDisposable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot load the disposable domain list: %w", err)
@@ -415,11 +418,11 @@ func publicBase() string {
 const defaultPayTo = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
 
 // paymentGate builds the x402 gate from the flags, and what closes it.
-func paymentGate(cfg *config) (*x402.Gate, func(), error) {
+func paymentGate(cfg *config, st *accessState) (*x402.Gate, func(), error) {
 	if *paymentsOff {
 		return nil, func() {}, nil
 	}
-	store, err := x402.OpenStore(filepath.Join(*stateDir, "payments.db"), nil)
+	store, where, closeStore, err := st.payments()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -427,7 +430,7 @@ func paymentGate(cfg *config) (*x402.Gate, func(), error) {
 		Asset: cfg.asset, AssetName: cfg.assetName, AssetVersion: cfg.assetVersion}
 	if *facilitatorURL == "" {
 		gcfg.Facilitator = &x402.Local{Store: store, MaxTimeout: *payTimeout}
-		log.Printf("x402: no -x402.facilitator: the built-in local facilitator checks signatures (not funds) and records receipts in %s; nothing is settled on any chain, so paid calls cost nothing real. Set -x402.facilitator in production", filepath.Join(*stateDir, "payments.db"))
+		log.Printf("x402: no -x402.facilitator: the built-in local facilitator checks signatures (not funds) and records receipts in %s; nothing is settled on any chain, so paid calls cost nothing real. Set -x402.facilitator in production", where)
 	} else {
 		gcfg.Facilitator = &x402.HTTPFacilitator{URL: *facilitatorURL, AuthHeader: cfg.facilitatorAuth}
 		log.Printf("x402: payments verified and settled by %s", *facilitatorURL)
@@ -437,10 +440,10 @@ func paymentGate(cfg *config) (*x402.Gate, func(), error) {
 	}
 	gate, err := x402.New(gcfg)
 	if err != nil {
-		store.Close()
+		closeStore()
 		return nil, nil, err
 	}
-	return gate, func() { store.Close() }, nil
+	return gate, closeStore, nil
 }
 
 // parseLimits parses "PER_MINUTE,PER_DAY,PER_MONTH".
@@ -458,15 +461,6 @@ func parseLimits(v string) (access.Limits, error) {
 		l[i] = n
 	}
 	return l, nil
-}
-
-// tokenSecret returns the secret of public tokens: -ids.secret, read by
-// parseConfig, or the one kept in the state directory.
-func tokenSecret(cfg *config) ([]byte, error) {
-	if cfg.secret != nil {
-		return cfg.secret, nil
-	}
-	return publicid.LoadOrCreateSecret(*stateDir)
 }
 
 // applyEnv sets every flag not given on the command line from its
@@ -519,12 +513,13 @@ func mcpPublic() string {
 // startMCP serves the agent tool surface on -mcp.listen, beside the REST
 // API and over the same service, with public as its public URL; an
 // unexpected stop is reported on serveErr. It returns what drains it.
-func startMCP(svc *httpd.Service, public string, proxies []netip.Prefix, serveErr chan<- error) (func(context.Context) error, error) {
+func startMCP(svc *httpd.Service, keys access.Backend, public string, proxies []netip.Prefix, serveErr chan<- error) (func(context.Context) error, error) {
 	if *mcpListen == "" {
 		return func(context.Context) error { return nil }, nil
 	}
 	tools, err := mcp.New(svc, mcp.Options{PublicURL: public, AllowedHosts: commaList(*mcpAllowedHosts), AllowedOrigins: commaList(*mcpAllowedOrigins),
-		TrustedProxies: proxies, AnonymousPerMinute: *mcpPerMinute})
+		TrustedProxies: proxies, AnonymousPerMinute: *mcpPerMinute,
+		Networks: func(n int64) access.NetworkCounter { return keys.NetworkLimiter("mcp", n) }})
 	if err != nil {
 		return nil, err
 	}

@@ -364,6 +364,13 @@ func TestConfigProblems(t *testing.T) {
 			want: []string{`-http.trustedProxies (CATALOGUED_HTTP_TRUSTEDPROXIES) = "10.0.0.0/8, 192.0.2.1": want comma-separated CIDRs like 10.0.0.0/8`, `"192.0.2.1" is not one`}},
 		{name: "PROXY protocol without proxies", args: []string{"-http.proxyProtocol"},
 			want: []string{`-http.proxyProtocol (CATALOGUED_HTTP_PROXYPROTOCOL) = "true": want -http.trustedProxies (CATALOGUED_HTTP_TRUSTEDPROXIES) set too`}},
+		{name: "store scheme", env: []string{"CATALOGUED_STORE=http://:hunter2hunter2@example.org/0"},
+			want: []string{`-store (CATALOGUED_STORE) = "http://:xxxxx@example.org/0": want redis://[USER:PASSWORD@]HOST:PORT/DB or rediss://… for TLS, not the scheme "http"`},
+			not:  "hunter2"},
+		{name: "store host", args: []string{"-store", "redis:///0"},
+			want: []string{`-store (CATALOGUED_STORE) = "redis:///0": want redis://[USER:PASSWORD@]HOST:PORT/DB or rediss://… for TLS: the host is missing`}},
+		{name: "store timeout", args: []string{"-store.timeout", "0s"},
+			want: []string{`-store.timeout (CATALOGUED_STORE_TIMEOUT) = "0s": want a positive duration, like 50ms`}},
 		{name: "x402 asset", args: []string{"-x402.asset", "0xabc"},
 			want: []string{`-x402.asset (CATALOGUED_X402_ASSET) = "0xabc": want ADDRESS,NAME,VERSION`}},
 		{name: "x402 asset address", args: []string{"-x402.asset", "0xabc,USDC,2"},
@@ -515,8 +522,8 @@ func TestOpenAPIPrintIsTheDocumentOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer keys.Close()
-	if n := len(keys.List()); n != 0 {
-		t.Errorf("-openapi.print created %d keys", n)
+	if list, _ := keys.List(); len(list) != 0 {
+		t.Errorf("-openapi.print created %d keys", len(list))
 	}
 }
 

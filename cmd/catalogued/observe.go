@@ -87,7 +87,7 @@ func registerServerMetrics(ob *observe.Observer, current func() *engine.Catalogu
 // firstKeys creates, in an empty key store, a demo key and a
 // full-catalogue key, and prints them once to w with a request to try: the
 // first 200 of a fresh clone needs nothing else.
-func firstKeys(keys *access.Store, base string, w io.Writer) error {
+func firstKeys(keys access.Backend, base string, w io.Writer) error {
 	demo, _, err := keys.Create(access.PlanDemo, access.StateActive, "", "created at first start (-keys.bootstrap)")
 	if err != nil {
 		return err

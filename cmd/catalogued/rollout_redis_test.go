@@ -20,9 +20,10 @@ import (
 	"time"
 
 	"github.com/vspec/catalogue/data/gen"
+	"github.com/vspec/catalogue/httpd/redisstore"
+	"github.com/vspec/catalogue/httpd/redisstore/redistest"
 	"github.com/vspec/catalogue/loader/loadertest"
 	"github.com/vspec/catalogue/loader/rollout"
-	"github.com/vspec/catalogue/loader/rollout/redistest"
 )
 
 // The fleet tests need a real redis-server (apt-get install -y
@@ -81,7 +82,7 @@ func newFleet(tb testing.TB, n int) *fleet {
 	dir := tb.TempDir()
 	f := &fleet{tb: tb, redis: redistest.Start(tb), origin: filepath.Join(dir, "origin"), cli: cliPath}
 	f.store = "redis://" + f.redis.Addr + "/0"
-	opt, err := rollout.ParseStoreURL(f.store)
+	opt, err := redisstore.ClientOption(f.store)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -418,7 +419,7 @@ func TestFleetRedisRestart(t *testing.T) {
 	}
 	// Each replica subscribes again (after its backoff, at most a minute).
 	for i := 0; ; i++ {
-		n, err := redistest.NumSub(f.redis.Addr, rollout.DefaultChannel)
+		n, err := f.redis.NumSub(rollout.DefaultChannel)
 		if err == nil && n == len(f.replicas) {
 			break
 		}

@@ -181,26 +181,29 @@ func decode(k, v []byte) (*Key, error) {
 	if err := json.Unmarshal(v, &r); err != nil {
 		return nil, fmt.Errorf("key record %x: %w", k[:4], err)
 	}
-	key := &Key{Email: r.Email, Note: r.Note, Created: r.Created, Changed: r.Changed}
-	copy(key.Hash[:], k)
+	var h Hash
+	copy(h[:], k)
+	return FromRecord(h, r)
+}
+
+// FromRecord returns the key of hash h stored as r.
+func FromRecord(h Hash, r Record) (*Key, error) {
+	key := &Key{Hash: h, Email: r.Email, Note: r.Note, Created: r.Created, Changed: r.Changed}
 	var ok bool
 	if key.Plan, ok = ParsePlan(r.Plan); !ok {
-		return nil, fmt.Errorf("key record %x: unknown plan %q", k[:4], r.Plan)
+		return nil, fmt.Errorf("key record %x: unknown plan %q", h[:4], r.Plan)
 	}
 	if key.State, ok = named(stateNames, r.State); !ok {
-		return nil, fmt.Errorf("key record %x: unknown state %q", k[:4], r.State)
+		return nil, fmt.Errorf("key record %x: unknown state %q", h[:4], r.State)
 	}
 	return key, nil
 }
 
+// NormalizeEmail is the form an email address is stored in.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
 // Close closes the database file.
 func (s *Store) Close() error { return s.db.Close() }
-
-// Lookup returns the stored key a client sent, without touching the disk.
-func (s *Store) Lookup(key []byte) (*Key, bool) {
-	k, ok := (*s.index.Load())[HashKey(key)]
-	return k, ok
-}
 
 // KeyPrefix starts every key; the plan's name and an underscore follow it.
 const KeyPrefix = "vsc_"
@@ -225,7 +228,7 @@ func (s *Store) Create(p Plan, state State, email, note string) (text string, ke
 		return "", nil, err
 	}
 	now := s.now().UTC()
-	key = &Key{Hash: HashKey([]byte(text)), Plan: p, State: state, Email: strings.ToLower(strings.TrimSpace(email)), Note: note, Created: now, Changed: now, usage: &Usage{}}
+	key = &Key{Hash: HashKey([]byte(text)), Plan: p, State: state, Email: NormalizeEmail(email), Note: note, Created: now, Changed: now, usage: &Usage{}}
 	if err := s.put(key); err != nil {
 		return "", nil, err
 	}
@@ -274,19 +277,37 @@ func (s *Store) Find(ref string) (*Key, error) { return s.find(ref) }
 
 func (s *Store) find(ref string) (*Key, error) {
 	idx := *s.index.Load()
-	if strings.HasPrefix(ref, KeyPrefix) {
-		if k, ok := idx[HashKey([]byte(ref))]; ok {
+	if h, ok := RefHash(ref); ok {
+		if k, ok := idx[h]; ok {
 			return k, nil
 		}
 		return nil, ErrNotFound
 	}
+	keys := make([]*Key, 0, len(idx))
+	for _, k := range idx {
+		keys = append(keys, k)
+	}
+	return FindPrefix(keys, ref)
+}
+
+// RefHash returns the hash of a reference that is a key's text.
+func RefHash(ref string) (Hash, bool) {
+	if strings.HasPrefix(ref, KeyPrefix) {
+		return HashKey([]byte(ref)), true
+	}
+	return Hash{}, false
+}
+
+// FindPrefix returns the one key of keys whose hash starts with the hex
+// digits ref (at least 8).
+func FindPrefix(keys []*Key, ref string) (*Key, error) {
 	ref = strings.ToLower(ref)
 	if len(ref) < 8 {
 		return nil, fmt.Errorf("a hash prefix needs at least 8 hex digits, got %q", ref)
 	}
 	var found *Key
-	for h, k := range idx {
-		if strings.HasPrefix(h.String(), ref) {
+	for _, k := range keys {
+		if strings.HasPrefix(k.Hash.String(), ref) {
 			if found != nil {
 				return nil, fmt.Errorf("hash prefix %q names more than one key", ref)
 			}
@@ -300,17 +321,22 @@ func (s *Store) find(ref string) (*Key, error) {
 }
 
 // List returns every key, oldest first.
-func (s *Store) List() []*Key {
+func (s *Store) List() ([]*Key, error) {
 	idx := *s.index.Load()
 	out := make([]*Key, 0, len(idx))
 	for _, k := range idx {
 		out = append(out, k)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].Created.Equal(out[j].Created) {
-			return out[i].Created.Before(out[j].Created)
+	SortKeys(out)
+	return out, nil
+}
+
+// SortKeys sorts keys oldest first (then by hash).
+func SortKeys(keys []*Key) {
+	sort.Slice(keys, func(i, j int) bool {
+		if !keys[i].Created.Equal(keys[j].Created) {
+			return keys[i].Created.Before(keys[j].Created)
 		}
-		return strings.Compare(out[i].Hash.String(), out[j].Hash.String()) < 0
+		return strings.Compare(keys[i].Hash.String(), keys[j].Hash.String()) < 0
 	})
-	return out
 }

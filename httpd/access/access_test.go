@@ -35,10 +35,10 @@ func TestKeysPersist(t *testing.T) {
 	if !regexp.MustCompile(`^vsc_demo_[0-9a-f]{48}$`).MatchString(demo) {
 		t.Errorf("demo key %q: want a fixed prefix, _demo_, 48 hex", demo)
 	}
-	if got, ok := s.Lookup([]byte(text)); !ok || got.Plan != PlanApify || got.State != StateActive {
-		t.Fatalf("Lookup: %v %v", got, ok)
+	if got, err := s.Lookup([]byte(text)); err != nil || got.Plan != PlanApify || got.State != StateActive {
+		t.Fatalf("Lookup: %v %v", got, err)
 	}
-	if _, ok := s.Lookup([]byte(text + "x")); ok {
+	if _, err := s.Lookup([]byte(text + "x")); !errors.Is(err, ErrNotFound) {
 		t.Error("a wrong key was found")
 	}
 	got, _ := s.Lookup([]byte(text))
@@ -58,11 +58,11 @@ func TestKeysPersist(t *testing.T) {
 	// Everything survives a restart, and the key text was never stored.
 	s2 := openStore(t, dir)
 	defer s2.Close()
-	if got, ok := s2.Lookup([]byte(text)); !ok || got.State != StateRevoked || got.Note != "pilot" {
-		t.Errorf("after reopen: %+v %v", got, ok)
+	if got, err := s2.Lookup([]byte(text)); err != nil || got.State != StateRevoked || got.Note != "pilot" {
+		t.Errorf("after reopen: %+v %v", got, err)
 	}
-	if len(s2.List()) != 2 {
-		t.Errorf("%d keys after reopen", len(s2.List()))
+	if l, _ := s2.List(); len(l) != 2 {
+		t.Errorf("%d keys after reopen", len(l))
 	}
 	if _, err := s2.Find("abc"); err == nil || !strings.Contains(err.Error(), "8 hex digits") {
 		t.Errorf("short reference: %v", err)

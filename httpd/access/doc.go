@@ -9,6 +9,12 @@
 // (create, revoke, activate) go to the file first and then replace the
 // in-memory index atomically.
 //
+// Backend is the interface of this half of the access state (keys,
+// metering and network windows, the demo key flow) that the server calls;
+// Store is its embedded implementation, for one process. Package
+// redisstore implements it for a fleet of replicas sharing one Redis, and
+// package state joins it with the payment half (x402.Ledger).
+//
 // The package imports the standard library and bbolt; it must not import
 // httpd or the engine.
 package access

@@ -24,6 +24,9 @@ const (
 	numWindows
 )
 
+// NumWindows is the number of windows of a key: minute, day, month.
+const NumWindows = numWindows
+
 var windowNames = [numWindows]string{"minute", "day", "month"}
 
 // String returns the window's name.
@@ -93,8 +96,9 @@ func (c *counter) load(win uint32) uint32 {
 	return uint32(v)
 }
 
-// reserve adds one in window win unless that would exceed limit.
-func (c *counter) reserve(win uint32, limit int64) bool {
+// reserve adds one in window win unless that would exceed limit, and
+// returns the count with it.
+func (c *counter) reserve(win uint32, limit int64) (int64, bool) {
 	for {
 		old := c.v.Load()
 		n := uint64(0)
@@ -102,10 +106,10 @@ func (c *counter) reserve(win uint32, limit int64) bool {
 			n = old & 0xffffffff
 		}
 		if int64(n)+1 > limit {
-			return false
+			return 0, false
 		}
 		if c.v.CompareAndSwap(old, uint64(win)<<32|(n+1)) {
-			return true
+			return int64(n + 1), true
 		}
 	}
 }
@@ -138,8 +142,25 @@ func (u *Usage) Used(w Window, now time.Time) int64 {
 // Ticket is a reservation made by Reserve, to be confirmed (the response
 // was served) or released (it was not).
 type Ticket struct {
-	u    *Usage
+	// Used holds the count of each window with this call.
+	Used [numWindows]int64
+
+	u    *Usage // the embedded store's counters
+	key  *Key   // and a shared store's key and release
+	rel  releaser
 	wins [numWindows]uint32
+}
+
+// Windows returns the numbers of the windows the call was counted in.
+func (t *Ticket) Windows() [numWindows]uint32 { return t.wins }
+
+// Index returns the number of the window of w that contains t: minutes,
+// days or calendar months (UTC) since 1970.
+func (w Window) Index(t time.Time) uint32 { return w.index(t) }
+
+// Remaining returns what is left in window w after the reservation.
+func (t *Ticket) Remaining(w Window, limits *Limits) int64 {
+	return max(0, limits[w]-t.Used[w])
 }
 
 // Reserve counts one call at now against limits. When a limit would be
@@ -150,12 +171,14 @@ func (u *Usage) Reserve(now time.Time, limits *Limits) (t Ticket, full Window, o
 	t.u = u
 	for w := Window(0); w < numWindows; w++ {
 		t.wins[w] = w.index(now)
-		if !u.windows[w].reserve(t.wins[w], limits[w]) {
+		n, ok := u.windows[w].reserve(t.wins[w], limits[w])
+		if !ok {
 			for x := Window(0); x < w; x++ {
 				u.windows[x].release(t.wins[x])
 			}
 			return Ticket{}, w, false
 		}
+		t.Used[w] = n
 	}
 	u.dirty.Store(true)
 	return t, 0, true
@@ -164,6 +187,10 @@ func (u *Usage) Reserve(now time.Time, limits *Limits) (t Ticket, full Window, o
 // Release takes the reservation back: the request was not served (an
 // error), so it does not count.
 func (t Ticket) Release() {
+	if t.rel != nil {
+		t.rel.release(t)
+		return
+	}
 	if t.u == nil {
 		return
 	}

@@ -138,7 +138,7 @@ func TestNetworkLimiter(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 20; i++ {
-				if ok, _ := l.Allow("203.0.113.7", now); ok {
+				if ok, _, _ := l.Allow("203.0.113.7", now); ok {
 					mu.Lock()
 					allowed++
 					mu.Unlock()
@@ -150,13 +150,13 @@ func TestNetworkLimiter(t *testing.T) {
 	if allowed != 60 {
 		t.Errorf("%d calls allowed, want 60", allowed)
 	}
-	if ok, wait := l.Allow("203.0.113.7", now); ok || wait <= 0 || wait > 61*time.Second {
+	if ok, wait, _ := l.Allow("203.0.113.7", now); ok || wait <= 0 || wait > 61*time.Second {
 		t.Errorf("61st call: %v, retry after %v", ok, wait)
 	}
-	if ok, _ := l.Allow("203.0.113.8", now); !ok {
+	if ok, _, _ := l.Allow("203.0.113.8", now); !ok {
 		t.Error("another network was refused")
 	}
-	if ok, _ := l.Allow("203.0.113.7", now.Add(time.Minute)); !ok {
+	if ok, _, _ := l.Allow("203.0.113.7", now.Add(time.Minute)); !ok {
 		t.Error("the next minute was refused")
 	}
 }

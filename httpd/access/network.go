@@ -34,7 +34,7 @@ func NewNetworkLimiter(perMinute int64) *NetworkLimiter {
 // Allow counts one call of network at now; when the network has used its
 // minute it counts nothing and returns false with the time until the
 // minute ends.
-func (l *NetworkLimiter) Allow(network string, now time.Time) (bool, time.Duration) {
+func (l *NetworkLimiter) Allow(network string, now time.Time) (bool, time.Duration, error) {
 	s := &l.shards[maphash.String(l.seed, network)%uint64(len(l.shards))]
 	minute := now.Unix() / 60
 	s.mu.Lock()
@@ -44,10 +44,10 @@ func (l *NetworkLimiter) Allow(network string, now time.Time) (bool, time.Durati
 		clear(s.counts)
 	}
 	if s.counts[network] >= l.limit {
-		return false, Minute.End(now).Sub(now) + time.Second
+		return false, Minute.End(now).Sub(now) + time.Second, nil
 	}
 	s.counts[network]++
-	return true, 0
+	return true, 0, nil
 }
 
 // Limit returns the calls allowed per network per minute.

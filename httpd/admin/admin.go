@@ -28,7 +28,7 @@ import (
 
 // Handler serves the admin API.
 type Handler struct {
-	Keys   *access.Store
+	Keys   access.Backend
 	Token  []byte                              // required bearer token
 	Reload func() (identity string, err error) // nil disables POST /admin/reload
 	// Metrics writes the metrics in the Prometheus text format for
@@ -70,8 +70,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(r.URL.Path, "/debug/pprof/"):
 		profile(w, r)
 	case path == "/admin/keys" && r.Method == http.MethodGet:
+		keys, err := h.Keys.List()
+		if err != nil {
+			problem(w, http.StatusServiceUnavailable, "The keys cannot be listed: "+err.Error())
+			return
+		}
 		var out []KeyView
-		for _, k := range h.Keys.List() {
+		for _, k := range keys {
 			out = append(out, View(k))
 		}
 		reply(w, http.StatusOK, map[string]any{"data": out})

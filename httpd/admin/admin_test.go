@@ -47,7 +47,7 @@ func TestAdminAPI(t *testing.T) {
 	}
 	created := m["data"].(map[string]any)
 	key := created["api_key"].(string)
-	if k, ok := keys.Lookup([]byte(key)); !ok || k.Plan != access.PlanApify {
+	if k, err := keys.Lookup([]byte(key)); err != nil || k.Plan != access.PlanApify {
 		t.Fatal("the created key is not usable")
 	}
 	if code, m := call("POST", "/admin/keys", tok, `{"plan":"gold"}`); code != 400 {

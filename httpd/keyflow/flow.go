@@ -20,7 +20,7 @@ import (
 
 // Config wires the flow.
 type Config struct {
-	Keys       *access.Store
+	Keys       access.Backend
 	Mailer     kmail.Sender
 	Resolver   Resolver
 	Disposable *Disposable

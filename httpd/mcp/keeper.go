@@ -31,7 +31,7 @@ import (
 type keeper struct {
 	svc       *httpd.Service
 	next      http.Handler
-	limiter   *access.NetworkLimiter
+	limiter   access.NetworkCounter
 	trusted   []netip.Prefix
 	now       func() time.Time
 	challenge string // WWW-Authenticate of a 401
@@ -68,7 +68,14 @@ func (k *keeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if calls == 1 {
 		network := keyflow.Network(peer(r), r.Header.Values("X-Forwarded-For"), k.trusted)
-		if ok, wait := k.limiter.Allow(network, k.now()); !ok {
+		ok, wait, err := k.limiter.Allow(network, k.now())
+		if err != nil {
+			writeProblem(w, http.StatusServiceUnavailable, "unavailable",
+				"The access store cannot be reached, so the call is refused rather than served uncounted. Retry after the Retry-After delay.",
+				http.Header{"Retry-After": {"2"}})
+			return
+		}
+		if !ok {
 			writeProblem(w, http.StatusTooManyRequests, "Too Many Requests",
 				"Tool calls without an API key are limited to "+strconv.FormatInt(k.limiter.Limit(), 10)+
 					" a minute per network, and this network has made them this minute. Retry after the Retry-After delay, or use an API key: see "+k.svc.UpgradeURL()+".",

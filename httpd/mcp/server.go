@@ -54,6 +54,10 @@ type Options struct {
 	// AnonymousPerMinute limits tools/call without a key per network (an
 	// IPv4 address or an IPv6 /64) per minute, paid or not. Default 60.
 	AnonymousPerMinute int64
+	// Networks counts those calls; nil counts them in this process
+	// (access.NewNetworkLimiter). With a shared access store, its
+	// NetworkLimiter, so that every replica counts them together.
+	Networks func(perMinute int64) access.NetworkCounter
 	// Now is the clock of the per-network limit. Default time.Now.
 	Now func() time.Time
 }
@@ -114,7 +118,7 @@ func New(svc *httpd.Service, opts Options) (http.Handler, error) {
 		DisableLocalhostProtection: !g.loopbackOnly(),
 	})
 	k := &keeper{
-		svc: svc, next: transport, limiter: access.NewNetworkLimiter(opts.AnonymousPerMinute),
+		svc: svc, next: transport, limiter: networks(opts),
 		trusted: opts.TrustedProxies, now: opts.Now, challenge: challenge(metadataURL(pub)),
 	}
 	mux := http.NewServeMux()
@@ -147,4 +151,12 @@ func hostName(hostport string) string {
 		return strings.ToLower(h)
 	}
 	return strings.ToLower(strings.Trim(hostport, "[]"))
+}
+
+// networks returns the limiter of anonymous tool calls of opts.
+func networks(opts Options) access.NetworkCounter {
+	if opts.Networks != nil {
+		return opts.Networks(opts.AnonymousPerMinute)
+	}
+	return access.NewNetworkLimiter(opts.AnonymousPerMinute)
 }

@@ -120,7 +120,7 @@ func problems() obj {
 		"Conflict":        problemResp("A key was already issued to the address, or the activation link was already used or expired.", nil),
 		"Unprocessable":   problemResp("The email address cannot be mailed: it is at an IP address or a single-label domain, its domain is not a valid (internationalised) domain name, its mailbox is not ASCII, or the domain is reserved, disposable, or without mail.", nil),
 		"TooManyRequests": problemResp("A limit of the caller: the key's minute, day or month window (the detail names it), or 5 key requests per network per day.", obj{"Retry-After": href("Retry-After"), "RateLimit": href("RateLimit"), "RateLimit-Policy": href("RateLimit-Policy")}),
-		"Unavailable":     problemResp("A failure on our side, not a limit: metering unavailable (fail closed), the demo set being rebuilt, a key request that could not be recorded or checked. Retry after Retry-After.", obj{"Retry-After": href("Retry-After")}),
+		"Unavailable":     problemResp("A failure on our side, not a limit: metering unavailable or the access store unreachable in time (fail closed: the call is refused, never served unchecked or uncounted), the demo set being rebuilt, a key request that could not be recorded or checked. Retry after Retry-After.", obj{"Retry-After": href("Retry-After")}),
 	}
 }
 

@@ -153,7 +153,7 @@ func (f *HTTPFacilitator) Supported(ctx context.Context) (SupportedResponse, err
 // store. Nothing moves on any chain; its receipts' transactions begin with
 // "local:" so they cannot be mistaken for transaction hashes.
 type Local struct {
-	Store       *Store
+	Store       Ledger
 	ClockMargin time.Duration // default 5 s
 	MaxTimeout  time.Duration // default 60 s; see checkExact
 	Now         func() time.Time
@@ -194,8 +194,14 @@ func (l *Local) check(p *PaymentPayload, r Requirements) (eip3009.Authorization,
 // Verify checks a payment offline, and that it was not settled before.
 func (l *Local) Verify(_ context.Context, p *PaymentPayload, r Requirements) (VerifyResponse, error) {
 	auth, _, rej := l.check(p, r)
-	if rej == nil && l.Store.settled(auth.From, auth.Nonce) {
-		rej = reject("invalid_exact_evm_nonce_already_used", "this authorization was already settled")
+	if rej == nil {
+		settled, err := l.Store.Settled(auth.From, auth.Nonce)
+		if err != nil {
+			return VerifyResponse{}, fmt.Errorf("%w: looking up the receipt: %v", ErrFacilitator, err)
+		}
+		if settled {
+			rej = reject("invalid_exact_evm_nonce_already_used", "this authorization was already settled")
+		}
 	}
 	if rej != nil {
 		return VerifyResponse{InvalidReason: rej.Reason, InvalidMessage: rej.Detail, Payer: p.Payload.Authorization.From}, nil
@@ -222,7 +228,7 @@ func (l *Local) Settle(_ context.Context, p *PaymentPayload, r Requirements) (Se
 	if p.Resource != nil {
 		rec.Resource = p.Resource.URL
 	}
-	stored, err := l.Store.record(auth.From, auth.Nonce, rec)
+	stored, err := l.Store.AddReceipt(auth.From, auth.Nonce, rec)
 	if err != nil {
 		return SettlementResponse{}, fmt.Errorf("%w: recording the receipt: %v", ErrFacilitator, err)
 	}

@@ -51,7 +51,7 @@ type Config struct {
 	Facilitator Facilitator
 	// Nonces records every accepted authorization so it is never accepted
 	// again. Required.
-	Nonces *Store
+	Nonces Ledger
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 }

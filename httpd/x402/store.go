@@ -21,6 +21,39 @@ import (
 	"github.com/vspec/catalogue/httpd/x402/eip3009"
 )
 
+// Ledger is the payment half of the access state: the authorizations
+// accepted, the built-in facilitator's receipts and the payments of
+// unknown outcome. Store keeps it in a bbolt file for one process; package
+// redisstore keeps it in Redis for a fleet. Every method may fail when the
+// store cannot be reached; a paid call is then refused, never served
+// unpaid.
+type Ledger interface {
+	// Claim records the authorization (from, nonce), kept at least until
+	// validBefore (Unix seconds) has passed, and reports whether it was
+	// new: of any number of concurrent claims exactly one is.
+	Claim(from eip3009.Address, nonce [32]byte, validBefore uint64) (bool, error)
+	// AddReceipt stores a receipt under its authorization unless one is
+	// there; it reports whether it stored it.
+	AddReceipt(from eip3009.Address, nonce [32]byte, r Receipt) (bool, error)
+	// Settled reports whether an authorization has a receipt.
+	Settled(from eip3009.Address, nonce [32]byte) (bool, error)
+	// Receipts returns every receipt of the built-in facilitator.
+	Receipts() ([]Receipt, error)
+	// RecordUnknown records a payment whose settlement has no clear
+	// outcome; one already recorded under the reference is kept.
+	RecordUnknown(r PaymentRecord) error
+	// Records returns the recorded payments, oldest first: those still
+	// unknown, or with all every one.
+	Records(all bool) ([]PaymentRecord, error)
+	// Record returns the payment recorded under a reference (ErrNoRecord).
+	Record(ref string) (PaymentRecord, error)
+	// Resolve marks a payment of unknown outcome settled or unsettled
+	// (see Store.Resolve).
+	Resolve(ref, state, transaction, by string) (PaymentRecord, error)
+}
+
+var _ Ledger = (*Store)(nil)
+
 // Store is the durable state of payments, a bbolt file: the authorizations
 // accepted (so none is accepted twice, across restarts), the receipts of
 // the built-in facilitator, and the payments whose settlement had no clear
@@ -145,9 +178,9 @@ type Receipt struct {
 	SettledAt     time.Time     `json:"settled_at"`
 }
 
-// record stores a receipt under its authorization unless one is there; it
-// reports whether it stored it.
-func (s *Store) record(from eip3009.Address, nonce [32]byte, r Receipt) (bool, error) {
+// AddReceipt stores a receipt under its authorization unless one is there;
+// it reports whether it stored it.
+func (s *Store) AddReceipt(from eip3009.Address, nonce [32]byte, r Receipt) (bool, error) {
 	val, err := json.Marshal(r)
 	if err != nil {
 		return false, err
@@ -166,14 +199,14 @@ func (s *Store) record(from eip3009.Address, nonce [32]byte, r Receipt) (bool, e
 	return stored, err
 }
 
-// settled reports whether an authorization has a receipt.
-func (s *Store) settled(from eip3009.Address, nonce [32]byte) bool {
+// Settled reports whether an authorization has a receipt.
+func (s *Store) Settled(from eip3009.Address, nonce [32]byte) (bool, error) {
 	found := false
-	s.db.View(func(tx *bolt.Tx) error {
+	err := s.db.View(func(tx *bolt.Tx) error {
 		found = tx.Bucket(bucketReceipts).Get(nonceKey(from, nonce)) != nil
 		return nil
 	})
-	return found
+	return found, err
 }
 
 // Receipts returns every receipt of the built-in facilitator, oldest
@@ -253,6 +286,23 @@ var ErrNoRecord = errors.New("no payment is recorded under this reference")
 // before.
 var ErrResolved = errors.New("the payment is already resolved")
 
+// CheckResolution returns the error of a resolution to state with
+// transaction that no payment can take; nil when it is well formed.
+func CheckResolution(state, transaction string) error {
+	if state != StateSettled && state != StateUnsettled {
+		return fmt.Errorf("x402: a payment is resolved %s or %s, not %q", StateSettled, StateUnsettled, state)
+	}
+	if state == StateUnsettled && transaction != "" {
+		return fmt.Errorf("x402: a payment resolved %s has no transaction", StateUnsettled)
+	}
+	return nil
+}
+
+// ResolvedError is the error of Resolve for a payment r resolved before.
+func ResolvedError(r PaymentRecord) error {
+	return fmt.Errorf("%w: %s is %s since %s", ErrResolved, r.Reference, r.State, resolvedAt(r))
+}
+
 // RecordUnknown records a payment whose settlement has no clear outcome.
 // A payment already recorded under the reference is kept as it is.
 func (s *Store) RecordUnknown(r PaymentRecord) error {
@@ -300,11 +350,8 @@ func (s *Store) Record(ref string) (PaymentRecord, error) {
 // wraps ErrResolved.
 func (s *Store) Resolve(ref, state, transaction, by string) (PaymentRecord, error) {
 	var r PaymentRecord
-	if state != StateSettled && state != StateUnsettled {
-		return r, fmt.Errorf("x402: a payment is resolved %s or %s, not %q", StateSettled, StateUnsettled, state)
-	}
-	if state == StateUnsettled && transaction != "" {
-		return r, fmt.Errorf("x402: a payment resolved %s has no transaction", StateUnsettled)
+	if err := CheckResolution(state, transaction); err != nil {
+		return r, err
 	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketRecords)
@@ -316,7 +363,7 @@ func (s *Store) Resolve(ref, state, transaction, by string) (PaymentRecord, erro
 			return err
 		}
 		if r.State != StateUnknown {
-			return fmt.Errorf("%w: %s is %s since %s", ErrResolved, ref, r.State, resolvedAt(r))
+			return ResolvedError(r)
 		}
 		at := s.now().UTC()
 		r.State, r.Transaction, r.ResolvedAt, r.ResolvedBy = state, transaction, &at, by

@@ -217,17 +217,3 @@ func FuzzParseHash(f *testing.F) {
 		}
 	})
 }
-
-// TestParseStoreURLHidesPassword: a -store URL that does not parse is
-// reported without the URL, which may hold a password.
-func TestParseStoreURLHidesPassword(t *testing.T) {
-	for _, u := range []string{"redis://u:hunter2@h:port/0", "http://u:hunter2@h/0", "redis://u:hunter2@h:6379/x"} {
-		_, err := ParseStoreURL(u)
-		if err == nil || strings.Contains(err.Error(), "hunter2") {
-			t.Errorf("ParseStoreURL(%q): %v", u, err)
-		}
-	}
-	if o, err := ParseStoreURL("redis://u:hunter2@127.0.0.1:6379/3"); err != nil || o.SelectDB != 3 || o.InitAddress[0] != "127.0.0.1:6379" {
-		t.Errorf("a good URL: %+v %v", o, err)
-	}
-}

@@ -2,9 +2,7 @@ package rollout
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -139,19 +137,4 @@ func (r *Redis) Watch(ctx context.Context, notify func()) error {
 		return fmt.Errorf("subscription to %s on %s ended: %w", r.channel, r, err)
 	}
 	return fmt.Errorf("subscription to %s on %s ended", r.channel, r)
-}
-
-// ParseStoreURL reads a -store URL (redis://[USER:PASSWORD@]HOST:PORT/DB,
-// rediss:// for TLS) with rueidis.ParseURL. Its errors never repeat the
-// URL, which may hold a password.
-func ParseStoreURL(s string) (rueidis.ClientOption, error) {
-	opt, err := rueidis.ParseURL(s)
-	if err != nil {
-		msg := err.Error()
-		if s != "" {
-			msg = strings.ReplaceAll(msg, s, "(the URL)")
-		}
-		return opt, errors.New(msg)
-	}
-	return opt, nil
 }

@@ -8,16 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vspec/catalogue/loader/rollout/redistest"
+	"github.com/redis/rueidis"
+
+	"github.com/vspec/catalogue/httpd/redisstore/redistest"
 )
 
 // TestRedisPointer: against a real redis-server, Point sets the key and
 // returns what it replaced, and the notification reaches a subscriber.
 func TestRedisPointer(t *testing.T) {
-	opt, err := ParseStoreURL("redis://" + redistest.Start(t).Addr + "/2")
-	if err != nil {
-		t.Fatal(err)
-	}
+	opt := rueidis.ClientOption{InitAddress: []string{redistest.Start(t).Addr}, SelectDB: 2}
 	p := NewRedis(opt, 0)
 	defer p.Close()
 	ctx := context.Background()
@@ -31,6 +30,7 @@ func TestRedisPointer(t *testing.T) {
 	a, b := strings.Repeat("a", 64), strings.Repeat("b", 64)
 	// The subscription opens asynchronously: point until it is counted.
 	var n int64
+	var err error
 	for i := 0; i < 200 && n == 0; i++ {
 		if _, n, err = p.Point(ctx, a); err != nil {
 			t.Fatal(err)
@@ -67,7 +67,7 @@ func TestRedisPointer(t *testing.T) {
 func TestRedisDown(t *testing.T) {
 	srv := redistest.Start(t)
 	srv.Stop()
-	opt, _ := ParseStoreURL("redis://" + srv.Addr + "/0")
+	opt := rueidis.ClientOption{InitAddress: []string{srv.Addr}}
 	p := NewRedis(opt, 500*time.Millisecond)
 	defer p.Close()
 	ctx := context.Background()

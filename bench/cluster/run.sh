@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The fleet harness (issue 18, item 6): redis-server, three catalogued
+# replicas and HAProxy on loopback, the access-state checks. Needs
+# redis-server and haproxy (Debian: apt-get install -y redis-server haproxy;
+# .ci/run installs them). Each run builds the binaries and starts
+# everything in a temporary directory on free ports.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+for cmd in redis-server haproxy; do
+  command -v "$cmd" >/dev/null || { echo "$cmd is not installed (apt-get install -y redis-server haproxy)"; exit 1; }
+done
+redis-server --version
+haproxy -v | head -n 1
+go vet -tags cluster ./bench/cluster
+go test -count=1 -tags cluster -timeout 10m -v ./bench/cluster "$@"

@@ -1,0 +1,219 @@
+//go:build redis
+
+package redisstore_test
+
+import (
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/redisstore"
+	"github.com/vspec/catalogue/httpd/redisstore/redistest"
+	"github.com/vspec/catalogue/httpd/state"
+	"github.com/vspec/catalogue/httpd/state/statetest"
+)
+
+// open connects a store to srv's database db.
+func open(t *testing.T, srv *redistest.Server, db int) *redisstore.Store {
+	t.Helper()
+	co, err := redisstore.ClientOption(srv.URL(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A generous deadline: the machine running the tests is shared and
+	// busy; the deadline's effect is tested with Redis down.
+	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestConformance runs the suite the embedded store passes, each case on
+// its own database of one real redis-server.
+func TestConformance(t *testing.T) {
+	srv := redistest.Start(t)
+	var db atomic.Int32
+	statetest.Run(t, func(t *testing.T) state.Store {
+		n := int(db.Add(1))
+		if n > 15 {
+			t.Fatal("more cases than Redis databases")
+		}
+		return open(t, srv, n)
+	})
+}
+
+// TestRevokeSeenByAnotherReplica: a key cached by one replica (looked up
+// through its client-side cache) is seen revoked there within a second of
+// a revoke made through another client, as the CLI does.
+func TestRevokeSeenByAnotherReplica(t *testing.T) {
+	srv := redistest.Start(t)
+	a, b := open(t, srv, 0), open(t, srv, 0)
+	defer a.Close()
+	defer b.Close()
+	text, k, err := a.Create(access.PlanApify, access.StateActive, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // cached now
+		if got, err := b.Lookup([]byte(text)); err != nil || got.State != access.StateActive {
+			t.Fatalf("before: %+v, %v", got, err)
+		}
+	}
+	if _, err := a.SetState(k.Hash.String()[:8], access.StateRevoked); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Second)
+	for {
+		got, err := b.Lookup([]byte(text))
+		if err == nil && got.State == access.StateRevoked {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other replica still sees %+v, %v a second after the revoke", got, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestRedisDownThenRestarted: with Redis stopped every store call fails
+// with ErrUnavailable within its deadline (never a key served as unknown
+// or a call counted as allowed); restarted, the store reconnects and the
+// counts made before are intact (append-only file, fsync always).
+func TestRedisDownThenRestarted(t *testing.T) {
+	srv := redistest.Start(t)
+	s := open(t, srv, 0)
+	defer s.Close()
+	text, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := access.Limits{1000, 1000, 1000}
+	for range 17 {
+		if _, _, ok, err := s.Reserve(k, time.Now(), &lim); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+	}
+	srv.Kill()
+	if _, err := s.Lookup([]byte(text + "other")); !errors.Is(err, access.ErrUnavailable) {
+		t.Errorf("Lookup with Redis down: %v, want ErrUnavailable", err)
+	}
+	if _, _, ok, err := s.Reserve(k, time.Now(), &lim); ok || !errors.Is(err, access.ErrUnavailable) {
+		t.Errorf("Reserve with Redis down: ok %v, %v; want ErrUnavailable", ok, err)
+	}
+	if ok, _, err := s.NetworkLimiter("paid", 60).Allow("192.0.2.1", time.Now()); ok || !errors.Is(err, access.ErrUnavailable) {
+		t.Errorf("Allow with Redis down: ok %v, %v", ok, err)
+	}
+	from, nonce := [20]byte{1}, [32]byte{2}
+	if ok, err := s.Claim(from, nonce, uint64(time.Now().Add(time.Minute).Unix())); ok || !errors.Is(err, access.ErrUnavailable) {
+		t.Errorf("Claim with Redis down: ok %v, %v", ok, err)
+	}
+	srv.Restart()
+	// The client reconnects on the next calls: at most 5 s, every 20 ms.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, err := s.Used(k, access.Month, time.Now())
+		if err == nil {
+			if got != 17 {
+				t.Fatalf("%d calls counted after a kill -9 and restart of Redis, want 17", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no recovery 5 s after the restart: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got, err := s.Lookup([]byte(text)); err != nil || got.Hash != k.Hash {
+		t.Errorf("the key after the restart: %v, %v", got, err)
+	}
+}
+
+// TestSharedSecret: the first replica's secret is every replica's.
+func TestSharedSecret(t *testing.T) {
+	srv := redistest.Start(t)
+	a, b := open(t, srv, 0), open(t, srv, 0)
+	defer a.Close()
+	defer b.Close()
+	sa, err := a.SharedSecret(32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := b.SharedSecret(32)
+	if err != nil || string(sa) != string(sb) || len(sa) != 64 {
+		t.Errorf("secrets %q and %q (%v)", sa, sb, err)
+	}
+}
+
+// TestWindowsOnServerClock: the windows a call is counted in, computed in
+// Lua from Redis' TIME, are the ones Go computes for now.
+func TestWindowsOnServerClock(t *testing.T) {
+	srv := redistest.Start(t)
+	s := open(t, srv, 0)
+	defer s.Close()
+	_, k, _ := s.Create(access.PlanApify, access.StateActive, "", "")
+	lim := access.Limits{10, 10, 10}
+	before := time.Now()
+	tk, _, _, err := s.Reserve(k, time.Now(), &lim)
+	after := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tk.Windows()
+	for w := access.Minute; w <= access.Month; w++ {
+		if got[w] != w.Index(before) && got[w] != w.Index(after) {
+			t.Errorf("%s window %d, want %d", w, got[w], w.Index(before))
+		}
+	}
+}
+
+// TestWindowLua: the Lua window arithmetic agrees with Go's on month
+// ends, leap days and centuries.
+func TestWindowLua(t *testing.T) {
+	srv := redistest.Start(t)
+	s := open(t, srv, 0)
+	defer s.Close()
+	var times []time.Time
+	for _, y := range []int{1971, 1999, 2000, 2024, 2025, 2026, 2100, 2104} {
+		for m := time.January; m <= time.December; m++ {
+			first := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+			times = append(times, first, first.Add(-time.Second), first.Add(36*time.Hour+17*time.Second))
+		}
+	}
+	for _, at := range times {
+		for w := access.Minute; w <= access.Month; w++ {
+			id, end, err := redisstore.WindowAt(s, w, at.Unix())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if id != int64(w.Index(at)) || end != w.End(at).Unix() {
+				t.Errorf("%s of %s: Lua says %d ending %s, Go %d ending %s", w, at, id, time.Unix(end, 0).UTC(), w.Index(at), w.End(at))
+			}
+		}
+	}
+}
+
+// TestAuthThroughURL: a Redis that requires a password is reached with
+// the password in the -store URL, and refused without it.
+func TestAuthThroughURL(t *testing.T) {
+	srv := redistest.StartWith(t, redistest.Options{Config: redistest.Config + "requirepass s3cret-pass\n"})
+	co, err := redisstore.ClientOption("redis://:s3cret-pass@" + srv.Addr + "/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatalf("with the password: %v", err)
+	}
+	defer s.Close()
+	if _, _, err := s.Create(access.PlanDemo, access.StateActive, "", ""); err != nil {
+		t.Error(err)
+	}
+	co, _ = redisstore.ClientOption("redis://" + srv.Addr + "/1")
+	if s2, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second}); err == nil {
+		s2.Close()
+		t.Error("connected without the password")
+	}
+}

@@ -1,0 +1,540 @@
+package redisstore
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	neturl "net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/ratelog"
+)
+
+// Options configures the store.
+type Options struct {
+	// Client is the connection: rueidis.ParseURL of the -store URL (see
+	// ClientOption). Required.
+	Client rueidis.ClientOption
+	// Timeout bounds every store call. Default 50 ms.
+	Timeout time.Duration
+	// CacheTTL is how long a replica keeps a key record the server has not
+	// invalidated. Default 1 minute: Redis invalidates a changed key at
+	// once, the TTL only bounds a record whose invalidation was lost with
+	// its connection (rueidis then drops the whole cache anyway).
+	CacheTTL time.Duration
+	// RequestRetention is how long a demo key request and the trace of a
+	// used activation token are kept. Default 30 days; links expire before.
+	RequestRetention time.Duration
+	// Now is the clock of key dates (metering uses Redis' clock). Default
+	// time.Now.
+	Now func() time.Time
+	// Log receives the failures of releases (a count that stays too high).
+	// Default ratelog.Default.
+	Log *ratelog.Logger
+}
+
+// SetDefaults fills the zero fields.
+func (o *Options) SetDefaults() {
+	o.Timeout = cmp.Or(o.Timeout, 50*time.Millisecond)
+	o.CacheTTL = cmp.Or(o.CacheTTL, time.Minute)
+	o.RequestRetention = cmp.Or(o.RequestRetention, 30*24*time.Hour)
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = ratelog.Default
+	}
+}
+
+// ClientOption parses a -store URL, redis://[USER:PASSWORD@]HOST:PORT/DB
+// or rediss:// for TLS, into the options of a rueidis client. Other
+// schemes are an error naming the forms accepted.
+func ClientOption(url string) (rueidis.ClientOption, error) {
+	const want = "want redis://[USER:PASSWORD@]HOST:PORT/DB or rediss://… for TLS"
+	// The parsers' errors quote the URL, which may hold a password.
+	hide := func(err error) string {
+		if url == "" {
+			return err.Error()
+		}
+		return strings.ReplaceAll(err.Error(), url, "(the URL)")
+	}
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return rueidis.ClientOption{}, fmt.Errorf("%s (%s)", want, hide(err))
+	}
+	if s := strings.ToLower(u.Scheme); s != "redis" && s != "rediss" {
+		return rueidis.ClientOption{}, fmt.Errorf("%s, not the scheme %q", want, u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return rueidis.ClientOption{}, fmt.Errorf("%s: the host is missing", want)
+	}
+	opt, err := rueidis.ParseURL(url)
+	if err != nil {
+		return opt, fmt.Errorf("%s (%s)", want, hide(err))
+	}
+	if len(opt.InitAddress) != 1 {
+		return opt, fmt.Errorf("want one Redis address, got %d", len(opt.InitAddress))
+	}
+	return opt, nil
+}
+
+// Store is the access state in Redis. It is safe for concurrent use.
+type Store struct {
+	c    rueidis.Client
+	opts Options
+	rel  func(k *access.Key, wins [access.NumWindows]uint32)
+}
+
+// Open connects to Redis and checks that it answers.
+func Open(opts Options) (*Store, error) {
+	opts.SetDefaults()
+	co := opts.Client
+	// A connection that cannot be made fails the call at its deadline
+	// rather than after the default dial timeout.
+	co.Dialer.Timeout = cmp.Or(co.Dialer.Timeout, time.Second)
+	c, err := rueidis.NewClient(co)
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to Redis at %v: %w", co.InitAddress, err)
+	}
+	s := &Store{c: c, opts: opts}
+	s.rel = s.release
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.Do(ctx, c.B().Ping().Build()).Error(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("the Redis at %v does not answer PING: %w", co.InitAddress, err)
+	}
+	return s, nil
+}
+
+// Close closes the connections.
+func (s *Store) Close() error {
+	s.c.Close()
+	return nil
+}
+
+// Client returns the store's Redis client, for other state kept beside the
+// access state (the snapshot rollout).
+func (s *Store) Client() rueidis.Client { return s.c }
+
+// ctx returns the deadline of one store call.
+func (s *Store) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), s.opts.Timeout)
+}
+
+// down wraps a failure of Redis as access.ErrUnavailable.
+func down(op string, err error) error {
+	return fmt.Errorf("%w: %s: %v", access.ErrUnavailable, op, err)
+}
+
+// Key names. A key's records share the hash tag {HASH} so that a script
+// over them stays legal on Redis Cluster.
+const prefix = "cat:"
+
+func keyName(h access.Hash) string { return prefix + "key:{" + h.String() + "}" }
+func useName(h access.Hash, w access.Window) string {
+	return prefix + "use:{" + h.String() + "}:" + w.String()
+}
+
+const keySet = prefix + "keys"
+
+// secretName holds the fleet's token and cursor secret.
+const secretName = prefix + "ids.secret"
+
+// SharedSecret returns the fleet's secret of public tokens and cursors:
+// the one stored in Redis, or a new one of size random bytes (hex) stored
+// with SET NX, so that every replica uses the first one written.
+func (s *Store) SharedSecret(size int) ([]byte, error) {
+	raw := make([]byte, size)
+	if _, err := rand.Read(raw); err != nil {
+		return nil, fmt.Errorf("cannot draw a token secret: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.c.Do(ctx, s.c.B().Set().Key(secretName).Value(hex.EncodeToString(raw)).Nx().Build()).Error(); err != nil && !rueidis.IsRedisNil(err) {
+		return nil, down("storing the token secret", err)
+	}
+	v, err := s.c.Do(ctx, s.c.B().Get().Key(secretName).Build()).ToString()
+	if err != nil {
+		return nil, down("reading the token secret", err)
+	}
+	return []byte(v), nil
+}
+
+// Keys.
+
+// Lookup returns the key a client sent, through the client-side cache.
+func (s *Store) Lookup(key []byte) (*access.Key, error) {
+	return s.get(access.HashKey(key), true)
+}
+
+func (s *Store) get(h access.Hash, cached bool) (*access.Key, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	var (
+		m   map[string]string
+		err error
+	)
+	if cached {
+		m, err = s.c.DoCache(ctx, s.c.B().Hgetall().Key(keyName(h)).Cache(), s.opts.CacheTTL).AsStrMap()
+	} else {
+		m, err = s.c.Do(ctx, s.c.B().Hgetall().Key(keyName(h)).Build()).AsStrMap()
+	}
+	if err != nil {
+		return nil, down("reading a key", err)
+	}
+	if len(m) == 0 {
+		return nil, access.ErrNotFound
+	}
+	return decodeKey(h, m)
+}
+
+// decodeKey reads the fields of a key's hash.
+func decodeKey(h access.Hash, m map[string]string) (*access.Key, error) {
+	r := access.Record{Plan: m["plan"], State: m["state"], Email: m["email"], Note: m["note"]}
+	var err1, err2 error
+	r.Created, err1 = time.Parse(time.RFC3339Nano, m["created"])
+	r.Changed, err2 = time.Parse(time.RFC3339Nano, m["changed"])
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, fmt.Errorf("key record %s: %w", h.String()[:8], err)
+	}
+	return access.FromRecord(h, r)
+}
+
+// keyFields are the HSET arguments of a key's record.
+func keyFields(k *access.Key) []string {
+	r := k.Record()
+	return []string{"plan", r.Plan, "state", r.State, "email", r.Email, "note", r.Note,
+		"created", r.Created.Format(time.RFC3339Nano), "changed", r.Changed.Format(time.RFC3339Nano)}
+}
+
+var createKey = rueidis.NewLuaScript(`
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('SADD', KEYS[2], ARGV[1])
+return 1`)
+
+// Create stores a new key and returns it; the text is never stored.
+func (s *Store) Create(p access.Plan, state access.State, email, note string) (string, *access.Key, error) {
+	if p.String() == "" {
+		return "", nil, fmt.Errorf("unknown plan %d", p)
+	}
+	text, err := access.NewKeyText(p)
+	if err != nil {
+		return "", nil, err
+	}
+	now := s.opts.Now().UTC()
+	k := &access.Key{Hash: access.HashKey([]byte(text)), Plan: p, State: state, Email: access.NormalizeEmail(email), Note: note, Created: now, Changed: now}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	args := append([]string{k.Hash.String()}, keyFields(k)...)
+	if err := createKey.Exec(ctx, s.c, []string{keyName(k.Hash), keySet}, args).Error(); err != nil {
+		return "", nil, down("storing a key", err)
+	}
+	return text, k, nil
+}
+
+var setState = rueidis.NewLuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[1], 'changed', ARGV[2])
+return 1`)
+
+// SetState changes the state of the key ref names. Redis invalidates the
+// record in every replica's cache.
+func (s *Store) SetState(ref string, state access.State) (*access.Key, error) {
+	k, err := s.Find(ref)
+	if err != nil {
+		return nil, err
+	}
+	n := *k
+	n.State, n.Changed = state, s.opts.Now().UTC()
+	ctx, cancel := s.ctx()
+	defer cancel()
+	ok, err := setState.Exec(ctx, s.c, []string{keyName(k.Hash)}, []string{state.String(), n.Changed.Format(time.RFC3339Nano)}).AsInt64()
+	if err != nil {
+		return nil, down("changing a key", err)
+	}
+	if ok == 0 {
+		return nil, access.ErrNotFound
+	}
+	return &n, nil
+}
+
+// Find returns the key a reference names: the key text itself, or at least
+// 8 hex digits of the start of its hash.
+func (s *Store) Find(ref string) (*access.Key, error) {
+	if h, ok := access.RefHash(ref); ok {
+		return s.get(h, false)
+	}
+	keys, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	return access.FindPrefix(keys, ref)
+}
+
+// List returns every key, oldest first.
+func (s *Store) List() ([]*access.Key, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*s.opts.Timeout+time.Second)
+	defer cancel()
+	hashes, err := s.c.Do(ctx, s.c.B().Smembers().Key(keySet).Build()).AsStrSlice()
+	if err != nil {
+		return nil, down("listing keys", err)
+	}
+	cmds := make(rueidis.Commands, 0, len(hashes))
+	hs := make([]access.Hash, 0, len(hashes))
+	for _, x := range hashes {
+		var h access.Hash
+		if b, err := hex.DecodeString(x); err != nil || len(b) != len(h) {
+			return nil, fmt.Errorf("the key set holds %q, not a key hash", x)
+		} else {
+			copy(h[:], b)
+		}
+		hs = append(hs, h)
+		cmds = append(cmds, s.c.B().Hgetall().Key(keyName(h)).Build())
+	}
+	var out []*access.Key
+	for i, r := range s.c.DoMulti(ctx, cmds...) {
+		m, err := r.AsStrMap()
+		if err != nil {
+			return nil, down("listing keys", err)
+		}
+		if len(m) == 0 {
+			continue
+		}
+		k, err := decodeKey(hs[i], m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	access.SortKeys(out)
+	return out, nil
+}
+
+// Metering.
+
+// meter counts one call in each of KEYS, a window of kind ARGV[2i-1]
+// (0 minute, 1 day, 2 month) and limit ARGV[2i], on the server's clock;
+// each KEYS[i] is a hash of the window's number (w) and count (n). When a
+// window would pass its limit nothing is counted and the answer is
+// {0, i-1, seconds until that window ends}; otherwise {1, count1, window1,
+// count2, window2, ...}. A window's hash expires an hour after it ends.
+// The month is the calendar month in UTC (days from civil dates after
+// H. Hinnant's algorithms).
+var meter = rueidis.NewLuaScript(windowLua + `
+local now = tonumber(redis.call('TIME')[1])
+local ids, ends, counts = {}, {}, {}
+for i = 1, #KEYS do
+  local id, e = window(tonumber(ARGV[2 * i - 1]), now)
+  local v = redis.call('HMGET', KEYS[i], 'w', 'n')
+  local c = 0
+  if tonumber(v[1]) == id then c = tonumber(v[2]) or 0 end
+  if c + 1 > tonumber(ARGV[2 * i]) then return {0, i - 1, e - now} end
+  ids[i], ends[i], counts[i] = id, e, c + 1
+end
+local out = {1}
+for i = 1, #KEYS do
+  redis.call('HSET', KEYS[i], 'w', ids[i], 'n', counts[i])
+  redis.call('PEXPIREAT', KEYS[i], (ends[i] + 3600) * 1000)
+  out[2 * i] = counts[i]
+  out[2 * i + 1] = ids[i]
+end
+return out`)
+
+// windowLua defines window(kind, now): the number of the window of kind
+// (0 minute, 1 day, 2 calendar month in UTC) that holds the Unix second
+// now, and the second it ends.
+const windowLua = `
+local function civil(z)
+  z = z + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local y = yoe + era * 400
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local m = mp < 10 and mp + 3 or mp - 9
+  if m <= 2 then y = y + 1 end
+  return y, m
+end
+local function days(y, m)
+  if m <= 2 then y = y - 1 end
+  local era = math.floor(y / 400)
+  local yoe = y - era * 400
+  local mp = m > 2 and m - 3 or m + 9
+  local doy = math.floor((153 * mp + 2) / 5)
+  return era * 146097 + yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy - 719468
+end
+local function window(kind, now)
+  if kind == 0 then
+    local id = math.floor(now / 60)
+    return id, (id + 1) * 60
+  elseif kind == 1 then
+    local id = math.floor(now / 86400)
+    return id, (id + 1) * 86400
+  end
+  local y, m = civil(math.floor(now / 86400))
+  local ny, nm = y, m + 1
+  if nm == 13 then ny, nm = y + 1, 1 end
+  return (y - 1970) * 12 + m - 1, days(ny, nm) * 86400
+end
+`
+
+// unmeter takes one back from each window KEYS[i] when it is still the
+// window ARGV[i] and holds a count.
+var unmeter = rueidis.NewLuaScript(`
+for i = 1, #KEYS do
+  local v = redis.call('HMGET', KEYS[i], 'w', 'n')
+  if tonumber(v[1]) == tonumber(ARGV[i]) and (tonumber(v[2]) or 0) > 0 then
+    redis.call('HINCRBY', KEYS[i], 'n', -1)
+  end
+end
+return 1`)
+
+// counts reads the count of each window KEYS[i] of kind ARGV[i] now, on
+// the server's clock (0 for a window that has rolled over).
+var counts = rueidis.NewLuaScriptReadOnly(windowLua + `
+local now = tonumber(redis.call('TIME')[1])
+local out = {}
+for i = 1, #KEYS do
+  local id = window(tonumber(ARGV[i]), now)
+  local v = redis.call('HMGET', KEYS[i], 'w', 'n')
+  if tonumber(v[1]) == id then out[i] = tonumber(v[2]) or 0 else out[i] = 0 end
+end
+return out`)
+
+func windowKeys(h access.Hash) []string {
+	return []string{useName(h, access.Minute), useName(h, access.Day), useName(h, access.Month)}
+}
+
+// meterArgs are the kinds and limits of the three windows.
+func meterArgs(l *access.Limits) []string {
+	return []string{"0", strconv.FormatInt(l[access.Minute], 10), "1", strconv.FormatInt(l[access.Day], 10), "2", strconv.FormatInt(l[access.Month], 10)}
+}
+
+// Reserve counts one call of k in its three windows in one script run on
+// the server's clock; a full window counts nothing.
+func (s *Store) Reserve(k *access.Key, now time.Time, limits *access.Limits) (access.Ticket, access.Window, bool, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	res, err := meter.Exec(ctx, s.c, windowKeys(k.Hash), meterArgs(limits)).AsIntSlice()
+	if err != nil {
+		return access.Ticket{}, 0, false, down("metering a call", err)
+	}
+	if len(res) == 3 && res[0] == 0 {
+		return access.Ticket{}, access.Window(res[1]), false, nil
+	}
+	if len(res) != 1+2*int(access.NumWindows) || res[0] != 1 {
+		return access.Ticket{}, 0, false, down("metering a call", fmt.Errorf("unexpected answer %v", res))
+	}
+	var wins [access.NumWindows]uint32
+	var used [access.NumWindows]int64
+	for w := range access.NumWindows {
+		used[w], wins[w] = res[1+2*w], uint32(res[2+2*w])
+	}
+	return access.NewTicket(k, wins, used, s.rel), 0, true, nil
+}
+
+// release takes back a reservation of a call that was not served. A
+// failure leaves the count one too high, never too low.
+func (s *Store) release(k *access.Key, wins [access.NumWindows]uint32) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	args := []string{strconv.FormatUint(uint64(wins[0]), 10), strconv.FormatUint(uint64(wins[1]), 10), strconv.FormatUint(uint64(wins[2]), 10)}
+	if err := unmeter.Exec(ctx, s.c, windowKeys(k.Hash), args).Error(); err != nil {
+		s.opts.Log.Printf("redis release", "cannot take back the count of a call that was not served (the key's count stays one too high): %v", err)
+	}
+}
+
+// Used returns the calls of k counted in the window w of Redis' clock.
+func (s *Store) Used(k *access.Key, w access.Window, now time.Time) (int64, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	res, err := counts.Exec(ctx, s.c, []string{useName(k.Hash, w)}, []string{strconv.Itoa(int(w))}).AsIntSlice()
+	if err != nil || len(res) != 1 {
+		return 0, down("reading a count", cmp.Or(err, fmt.Errorf("unexpected answer %v", res)))
+	}
+	return res[0], nil
+}
+
+// NetworkLimiter returns the per-minute windows of a scope's networks,
+// shared by the fleet.
+func (s *Store) NetworkLimiter(scope string, perMinute int64) access.NetworkCounter {
+	return &networks{s: s, scope: scope, limit: perMinute, args: []string{"0", strconv.FormatInt(perMinute, 10)}}
+}
+
+type networks struct {
+	s     *Store
+	scope string
+	limit int64
+	args  []string
+}
+
+// Allow counts one call of network in its minute, on Redis' clock.
+func (n *networks) Allow(network string, now time.Time) (bool, time.Duration, error) {
+	ctx, cancel := n.s.ctx()
+	defer cancel()
+	res, err := meter.Exec(ctx, n.s.c, []string{prefix + "net:" + n.scope + ":{" + network + "}"}, n.args).AsIntSlice()
+	if err != nil {
+		return false, 0, down("metering a network", err)
+	}
+	if len(res) == 3 && res[0] == 0 {
+		return false, time.Duration(res[2]+1) * time.Second, nil
+	}
+	return true, 0, nil
+}
+
+func (n *networks) Limit() int64 { return n.limit }
+
+var _ access.Backend = (*Store)(nil)
+
+// FirstStart reports whether this is the first caller ever to ask (SET NX
+// of a marker): of replicas starting together on an empty store, one
+// creates the bootstrap keys.
+func (s *Store) FirstStart() (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := s.c.Do(ctx, s.c.B().Set().Key(prefix+"bootstrapped").Value(s.opts.Now().UTC().Format(time.RFC3339)).Nx().Build()).Error()
+	if rueidis.IsRedisNil(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, down("marking the first start", err)
+	}
+	return true, nil
+}
+
+// durable is the configuration without which a count can be lost: every
+// write in the append-only file and synced before Redis answers, and no
+// eviction of counters, keys or nonces when memory is full.
+var durable = [][2]string{{"appendonly", "yes"}, {"appendfsync", "always"}, {"maxmemory-policy", "noeviction"}}
+
+// CheckDurability returns an error naming each setting of the server that
+// differs from durable (or that CONFIG GET cannot be used, as on some
+// managed services); nil when all are as required.
+func (s *Store) CheckDurability() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var errs []error
+	for _, d := range durable {
+		m, err := s.c.Do(ctx, s.c.B().ConfigGet().Parameter(d[0]).Build()).AsStrMap()
+		if err != nil {
+			return fmt.Errorf("cannot check the durability settings (CONFIG GET %s: %v): make sure Redis runs with appendonly yes, appendfsync always, maxmemory-policy noeviction", d[0], err)
+		}
+		if m[d[0]] != d[1] {
+			errs = append(errs, fmt.Errorf("%s is %q, want %q", d[0], m[d[0]], d[1]))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("this Redis can lose counts: %w (see README, Operating a fleet)", errors.Join(errs...))
+	}
+	return nil
+}
