@@ -164,6 +164,11 @@ func (c *car) shape(r *rng) {
 		c.length = r.normal(math.Max(sb.length, 4600), 300)
 	}
 	c.width = r.normal(sb.width, 30) - math.Max(0, float64(2020-c.year))*2.5
+	if c.body == "roadster" {
+		// Two seats side by side, no rear bench: narrower than a sports
+		// coupé (MX-5 1.74 m, Boxster 1.80, Z4 1.86).
+		c.width -= 120
+	}
 	c.height = r.normal(bodyHeight[c.body], 25)
 	c.wheelbase = c.length * r.normal(sb.wbRatio, 0.01)
 	c.cd = r.normal(0.31, 0.02) + map[string]float64{"suv": 0.04, "van": 0.06, "pickup": 0.09, "mpv": 0.02, "coupe": -0.02, "roadster": 0.02}[c.body]
