@@ -23,7 +23,7 @@ func TestDemoSet(t *testing.T) {
 			t.Errorf("DemoVariant lacks %s", f)
 		}
 	}
-	if !strings.HasPrefix(str(v, "variant_id"), "v_") || str(v, "brand") != "Volkswagen" {
+	if !strings.HasPrefix(str(v, "variant_id"), "v_") || str(v, "brand") != "Dacia" {
 		t.Errorf("demo variant %v", v)
 	}
 	e.problem(e.get("/v1/demo", e.free), 404, "for demo keys")
@@ -121,7 +121,7 @@ func TestDemoOperationsAnswerWithoutTheCatalogue(t *testing.T) {
 func TestDemoShapes(t *testing.T) {
 	e := newEnv(t)
 	vt := e.codec.Token(publicid.Variant, e.cat.VarID[e.cat.Demo[11]])
-	for _, p := range []string{"/v1/variants/" + vt + "/specs?locale=el&units=imperial", "/v1/variants/" + vt + "/images", "/v1/brands/volkswagen?locale=ar"} {
+	for _, p := range []string{"/v1/variants/" + vt + "/specs?locale=el&units=imperial", "/v1/variants/" + vt + "/images", "/v1/brands/hyundai?locale=ar"} {
 		var a, b any
 		json.Unmarshal(e.get(p, e.demo).body, &a)
 		json.Unmarshal(e.get(p, e.free).body, &b)

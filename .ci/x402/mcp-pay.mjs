@@ -166,7 +166,7 @@ try {
   // 1. Free: a search without payment is answered from the demo set.
   const demo = new Set();
   {
-    const args = { query: "golf", limit: 10 };
+    const args = { query: "kuga", limit: 10 }; // a demo model
     const row = newRow("free", "search_catalogue", args);
     const res = await call("search_catalogue (free)", row, "search_catalogue", args);
     if (res && check("search_catalogue (free)", !res.isError, `an unpaid search is a tool error: ${json(res, 600)}`)) {

@@ -182,7 +182,7 @@ try {
   // Ids are found by paying a search (without a key every payable
   // operation answers 402).
   let ids = [];
-  for (const q of ["golf", "polo", "a"]) {
+  for (const q of ["kuga", "polo", "a"]) {
     const body = await pay("search", `/search?q=${q}&limit=4`);
     if (!body) break; // the paid search failed: its failure is reported
     ids = (Array.isArray(body?.data) ? body.data : []).map((d) => d.variant_id).filter(Boolean);
@@ -205,7 +205,7 @@ try {
     await notServed("specs", "/variants/v_00000000/specs", 404); // well-formed id of no variant
     await notServed("specs", "/variants/v_zzzzzzzz/specs", 404); // undecodable id
     await badKey("specs", `/variants/${ids[0]}/specs`);
-    await badKey("search", "/search?q=golf&limit=4");
+    await badKey("search", "/search?q=kuga&limit=4");
     await badKey("filter", "/variants?fuel=diesel&limit=3");
     await badKey("compare", `/compare?ids=${ids[0]},${ids[1]}`);
   }

@@ -24,10 +24,10 @@ func TestExportCommand(t *testing.T) {
 	snap := smallSnapshot(t, "5")
 	dir := filepath.Join(t.TempDir(), "acme-2026q4")
 	var out bytes.Buffer
-	if err := runExport([]string{"-modules", "equipment,images", "-languages", "de,fr", "-brands", "ford,bmw", "-o", dir, snap}, &out); err != nil {
+	if err := runExport([]string{"-modules", "equipment,images", "-languages", "de,fr", "-brands", "ford,skoda", "-o", dir, snap}, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"modules: catalogue, equipment, images", "languages: en, de, fr", "subset: bmw, ford", "csv/equipment.csv", "jsonl/images.jsonl", "README.txt"} {
+	for _, s := range []string{"modules: catalogue, equipment, images", "languages: en, de, fr", "subset: skoda, ford", "csv/equipment.csv", "jsonl/images.jsonl", "README.txt"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q:\n%s", s, out.String())
 		}

@@ -53,7 +53,7 @@ func TestInspectTable(t *testing.T) {
 	if err := runInspect([]string{path}, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"variants per fuel:", "labels per locale:", "demo set: 40 variants, 10 fuels", "Golf"} {
+	for _, s := range []string{"variants per fuel:", "labels per locale:", "demo set: 40 variants, 10 fuels", "Kuga"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("inspect output lacks %q:\n%s", s, out.String())
 		}

@@ -164,6 +164,11 @@ func (c *car) shape(r *rng) {
 		c.length = r.normal(math.Max(sb.length, 4600), 300)
 	}
 	c.width = r.normal(sb.width, 30) - math.Max(0, float64(2020-c.year))*2.5
+	if c.body == "roadster" {
+		// Two seats side by side, no rear bench: narrower than a sports
+		// coupé (MX-5 1.74 m, Boxster 1.80, Z4 1.86).
+		c.width -= 120
+	}
 	c.height = r.normal(bodyHeight[c.body], 25)
 	c.wheelbase = c.length * r.normal(sb.wbRatio, 0.01)
 	c.cd = r.normal(0.31, 0.02) + map[string]float64{"suv": 0.04, "van": 0.06, "pickup": 0.09, "mpv": 0.02, "coupe": -0.02, "roadster": 0.02}[c.body]
@@ -232,7 +237,7 @@ func (c *car) powertrain(r *rng) {
 	case "electric":
 		c.batteryKWh = math.Min(batteryFor(c.segment, c.year, r)*(1+0.05*math.Min(c.premium, 1.5)), 123)
 	case "plug_in_hybrid":
-		c.batteryKWh = roundTo(r.between(8, 14)+math.Max(0, float64(c.year-2018))*r.between(0.8, 1.8), 0.1)
+		c.batteryKWh = roundTo(phevBattery(c.genYear)*r.between(0.9, 1.12), 0.1) // a generation keeps its pack
 	}
 	c.kerbWeight(r)
 	// Even the slowest car reaches 100 km/h within slowestAccel.
@@ -397,9 +402,9 @@ func (c *car) checkDrive(r *rng) {
 // kerbBase is the kerb weight (kg, with driver's 75 kg as EU kerb weights
 // are quoted) of a current combustion hatchback or saloon of each segment
 // at the segment's typical size: VW Up 1,000, Polo 1,150, Golf 1,350,
-// Passat 1,550, 5 Series 1,750, S-Class 2,000, a sports coupé 1,450, a
-// Transporter 1,900.
-var kerbBase = map[byte]float64{'A': 1000, 'B': 1150, 'C': 1350, 'D': 1550, 'E': 1750, 'F': 2000, 'S': 1450, 'V': 1900}
+// Passat 1,550, 5 Series 1,680 (520d G30; E 220 d 1,755 with its
+// diesel), S-Class 2,000, a sports coupé 1,450, a Transporter 1,900.
+var kerbBase = map[byte]float64{'A': 1000, 'B': 1150, 'C': 1350, 'D': 1550, 'E': 1680, 'F': 2000, 'S': 1450, 'V': 1900}
 
 // kerbBody is what a body adds beyond its size (reinforcement, 4x4
 // hardware of SUVs, folding roofs).
@@ -418,7 +423,14 @@ func (c *car) kerbWeight(r *rng) {
 	}
 	vol := c.length * c.width * c.height
 	ref := sb.length * sb.width * refHeight
-	w := kerbBase[c.segment] * math.Pow(vol/ref, 0.7)
+	base := kerbBase[c.segment]
+	if c.segment == 'S' {
+		// A sports car's mass follows its power more than its size: MX-5
+		// 135 kW 1,105 kg, GR86 172 kW 1,275, 911 Carrera S 331 kW 1,590;
+		// beyond about 350 kW carbon keeps it there (F8 1,570, 720S 1,520).
+		base = 1250 + math.Min(c.kw, 350) - 0.25*c.kw
+	}
+	w := base * math.Pow(vol/ref, 0.7)
 	// Body, drive and engine add in proportion to the car's size (a
 	// city car's diesel weighs less than a saloon's).
 	size := kerbBase[c.segment] / kerbBase['C']
@@ -437,8 +449,11 @@ func (c *car) kerbWeight(r *rng) {
 	case "plug_in_hybrid":
 		w += 120 + c.batteryKWh*6.5
 	case "electric":
-		// About 6.5 kg per kWh of pack, less the engine, gearbox and tank.
-		w += c.batteryKWh*6.5 - 90
+		// About 7 kg per kWh of pack; the motor, inverter and cooling
+		// weigh about what the engine, gearbox and tank did (e-208 50 kWh
+		// 1,530 kg against 1,165 for the 208 PureTech; ID.3 58 kWh 1,805
+		// against 1,330 for a Golf).
+		w += c.batteryKWh*7 - 30
 	case "hydrogen":
 		w += 350
 	case "cng":
@@ -504,9 +519,10 @@ func batteryFor(seg byte, year int, r *rng) float64 {
 	// 59-79, Model 3 60-82, EQE 90-96, EQS/i7 108-120 kWh.
 	base := map[byte][2]float64{'A': {24, 37}, 'B': {40, 56}, 'C': {50, 79}, 'D': {58, 86}, 'E': {77, 105}, 'F': {95, 118}, 'S': {75, 95}, 'V': {50, 77}}[seg]
 	b := r.between(base[0], base[1])
+	// Packs grew in 2019 (Zoe 52, Kona and e-Niro 64, Model 3 75 kWh).
 	if year < 2017 {
 		b *= 0.45
-	} else if year < 2020 {
+	} else if year < 2019 {
 		b *= 0.8
 	}
 	return roundTo(b, 0.1)
@@ -540,14 +556,22 @@ func (c *car) performance(r *rng) {
 	}
 
 	// Fitted on published times: Up 60 hp 14.4 s, Golf 85 hp 11.9 s, GTI
-	// 245 hp 6.2 s, 911 Carrera 4.2 s.
+	// 245 hp 6.2 s, 911 Carrera 4.2 s; TestReferenceCars holds the fit.
 	ratio := c.weight / c.kw
 	c.accel = math.Pow(ratio, 0.85) * 0.96
-	if c.isEV() || c.isFCEV() {
+	// Below about 60 kW per tonne the gearing and the drag at speed cost
+	// more than power-to-weight says (Panda Hybrid 70 hp 14.7 s).
+	c.accel *= 1 + 0.03*math.Max(0, ratio-16)
+	switch c.fuel {
+	case "electric", "hydrogen":
 		c.accel *= 0.88
+	case "diesel":
+		c.accel *= 0.94 // the torque of a turbodiesel (320d 6.8 s, E 220 d 7.3 s)
+	case "hybrid":
+		c.accel *= 1.08 // a power-split hybrid's system power comes late (RAV4 Hybrid 222 hp 8.1 s)
 	}
 	if c.drive == "all" {
-		c.accel *= 0.95
+		c.accel *= 0.97
 	}
 	if c.transmission == "manual" {
 		c.accel *= 1.03
@@ -560,8 +584,11 @@ func (c *car) performance(r *rng) {
 	c.accel = math.Min(roundTo(c.accel, 0.1), slowestAccel)
 	c.accel = math.Max(c.accel, math.Ceil(tractionFloor(c.drive, c.isEV())*10)/10)
 
-	// WLTP combined consumption of the combustion engine.
-	l := 1.8 + 0.0022*c.weight + 0.008*c.kw + 0.012*math.Max(0, c.kw-150) + (c.cd-0.3)*8
+	// WLTP combined consumption of the combustion engine, fitted on the
+	// reference cars (TestReferenceCars): a small petrol car near 5 l, a
+	// Golf 1.5 TSI 5.5, a GTI 7.1, a 911 Carrera S 10.3, an F8 12.9; the
+	// engine's power costs more than the car's mass.
+	l := 3.2 + 0.0015*c.weight + 0.0055*c.kw + 0.02*clamp(c.kw-200, 0, 250) + (c.cd-0.3)*8
 	switch c.fuel {
 	case "diesel":
 		l *= 0.8
@@ -576,7 +603,7 @@ func (c *car) performance(r *rng) {
 	case "cng":
 		l *= 0.66 // kg/100 km
 	case "plug_in_hybrid":
-		l *= 0.85 // charge-sustaining: it runs as a full hybrid
+		l *= 0.8 // charge-sustaining: it runs as a hybrid, with a heavier battery to carry
 	case "hydrogen":
 		l = 0.75 + c.weight*0.00012 // kg/100 km
 	}
@@ -585,11 +612,16 @@ func (c *car) performance(r *rng) {
 	c.co2 = math.Round(c.consumption * co2PerLitre[c.fuel])
 
 	if c.isEV() || c.isPHEV() {
-		c.energy = roundTo((7+0.0048*c.weight+(c.cd-0.28)*20)*r.normal(1, 0.04), 0.1)
+		// WLTP energy from the grid: about 15-17 kWh/100 km whatever the
+		// size (e-208 16.0, ID.3 15.5, Model 3 15.3, ID.4 17.2).
+		c.energy = roundTo((12+0.002*c.weight+(c.cd-0.28)*20)*r.normal(1, 0.04), 0.1)
 		if c.isPHEV() {
 			c.energy = roundTo(c.energy*1.12, 0.1)
 		}
 		net := c.batteryKWh * 0.92
+		if c.isPHEV() {
+			net = c.batteryKWh * 0.82 // a plug-in hybrid keeps a larger reserve (Golf GTE 10.4 of 13 kWh)
+		}
 		c.elecRange = math.Round(net / c.energy * 100)
 		c.acKW = 11
 		switch {
@@ -629,4 +661,20 @@ func (c *car) performance(r *rng) {
 	if c.isEV() || c.isFCEV() {
 		c.co2 = 0
 	}
+}
+
+// phevBattery is the typical gross battery of a plug-in hybrid launched in
+// a year: 9 kWh until 2016 (Golf GTE 8.7, Passat GTE 9.9), 12 by 2019 (330e),
+// 13-14 in 2020-21 (Golf eHybrid 13, Kuga 14.4), about 20 from 2024 (Golf
+// eHybrid 19.7, Kodiaq iV 25.7).
+func phevBattery(year int) float64 {
+	switch {
+	case year <= 2016:
+		return 9
+	case year < 2020:
+		return 9 + float64(year-2016)
+	case year < 2024:
+		return 13 + 1.5*float64(year-2020)
+	}
+	return 20
 }

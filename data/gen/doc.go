@@ -10,7 +10,9 @@
 // catalogue seed and its stable id, so the same seed gives the same catalogue
 // and the same snapshot bytes. The entities of the frozen demo set (see
 // demo.go) draw from a fixed seed instead, so the 40 demo cars are identical
-// under any seed and any scale.
+// under any seed and any scale; the demo cars themselves are data
+// (demo/generations.tsv, demo/cars.tsv: real generations, versions and their
+// published figures), which the generator applies over its draws.
 //
 // Stable ids are hierarchical and bit-packed (see dataset.ModelID): a model's
 // id is its brand's id and its position within the brand in the vocabulary

@@ -132,7 +132,7 @@ type genPlan struct {
 	yearStart  int
 	yearEnd    int // 0 while in production
 	variants   int
-	demoFuels  []string // fuels forced on the first variants, demo only
+	demoCars   []*DemoCar // the hand-picked cars of a demo generation, its first variants
 }
 
 func (g *generator) seedFor(demo bool) uint64 {
@@ -226,7 +226,7 @@ func (g *generator) allocateGenerations(total int) error {
 		n := int(math.Round(float64(span) / life))
 		n = max(1, min(n, maxGenerationsPerMod))
 		if m.demo >= 0 {
-			n = max(n, 2)
+			n = len(DemoModels[m.demo].Generations) // its real ones
 		}
 		m.baseGens = n
 	}
@@ -314,6 +314,10 @@ var roman = []string{"", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX",
 // alternating new marks and facelifts, and names them "Golf VII",
 // "Golf VII Facelift".
 func (g *generator) planGenerations(m *modelPlan, n int) {
+	if m.demo >= 0 {
+		g.planDemoGenerations(m)
+		return
+	}
 	r := g.rng
 	r.seed(g.seedFor(m.demo >= 0), uint64(m.id), 2)
 	start, end := m.seed.YearStart, endYear(m.seed.YearEnd)
@@ -346,12 +350,6 @@ func (g *generator) planGenerations(m *modelPlan, n int) {
 			facelift = false
 			mark++
 		}
-	}
-	if m.demo >= 0 {
-		d := DemoModels[m.demo]
-		last := len(m.gens) - 1
-		m.gens[last-1].demoFuels = d.Fuels[0][:]
-		m.gens[last].demoFuels = d.Fuels[1][:]
 	}
 }
 

@@ -84,6 +84,9 @@ func (g *generator) emitVariants() error {
 				segment: m.seed.Segment, body: m.seed.Body, year: gp.yearStart, genYear: gp.yearStart, trims: len(trims),
 			}
 			platform.shape(r)
+			if len(gp.demoCars) > 0 {
+				gp.demoCars[0].shapePlatform(&platform)
+			}
 			pending := make([]pendingVariant, 0, gp.variants)
 			names := map[string]bool{}
 			for vi := 0; vi < gp.variants; vi++ {
@@ -91,12 +94,15 @@ func (g *generator) emitVariants() error {
 				pv := pendingVariant{c: platform}
 				c := &pv.c
 				c.year = gp.yearStart + r.intn(endYear(gp.yearEnd)-gp.yearStart+1)
-				if vi < len(gp.demoFuels) {
-					c.fuel = gp.demoFuels[vi]
+				if vi < len(gp.demoCars) {
+					c.fuel = gp.demoCars[vi].Fuel
 					pv.demo = true
 				} else {
 					fuels, w := fuelShares(m.seed.Powertrain, c.brand, c.year)
 					c.fuel = fuels[r.weighted(w)]
+					if f := gp.dedicatedFuel(); f != "" {
+						c.fuel = f
+					}
 					pv.noSpec = !demoModel && r.chance(shareNoSpecs)
 				}
 				c.trim = r.intn(len(trims))
@@ -112,10 +118,16 @@ func (g *generator) emitVariants() error {
 				c.performance(r)
 				c.pricing(r)
 				c.wheels(r)
+				if pv.demo {
+					gp.demoCars[vi].apply(c, r)
+				}
 				trim := func(i int) string {
 					return trimName(c.brand, m.seed.Name, gp.yearStart, i%len(trims), len(trims), trims)
 				}
 				name := displayName(m.seed.Name, c, trim(c.trim))
+				if pv.demo {
+					name = gp.demoCars[vi].Name
+				}
 				for try := 0; names[name]; try++ {
 					// Same engine and trim twice: real catalogues tell them
 					// apart by model year or by an edition name.
@@ -232,7 +244,8 @@ func (g *generator) emitVariant(pv *pendingVariant, id, genRow uint32, seed uint
 				continue
 			}
 			conf := uint8(0)
-			if r.chance(shareUncertain) {
+			// A demo car's published figures are checked: full confidence.
+			if r.chance(shareUncertain) && !(pv.demo && demoPublished[v.Specs[i].Key]) {
 				conf = uint8(50 + 5*r.intn(10))
 			}
 			s.SpecKey = append(s.SpecKey, uint8(i))

@@ -422,7 +422,7 @@ func TestDiffApply(t *testing.T) {
 	old, new, st := quarterPair(t)
 	for _, opts := range []Options{
 		everything,
-		{Modules: []string{"engine_performance", "images"}, Languages: []string{"de", "fr"}, Brands: []string{"volkswagen", "bmw", "toyota"}},
+		{Modules: []string{"engine_performance", "images"}, Languages: []string{"de", "fr"}, Brands: []string{"volkswagen", "skoda", "toyota"}},
 		{},
 	} {
 		oldDir, _ := exportTo(t, old, opts, WriteOptions{})
