@@ -293,7 +293,13 @@ func (l *rolloutLoad) check(t *testing.T, from, to string) {
 	if l.versions[from] == 0 || l.versions[to] == 0 {
 		t.Errorf("the load did not span the rollout: %d answered from the old catalogue, %d from the new", l.versions[from], l.versions[to])
 	}
+	// A connection that saw both catalogues saw its replica swap mid-
+	// connection: the case the order check is about.
+	swapped := 0
 	for i, s := range l.conns {
+		if len(s) == 2 && s[0] == from && s[1] == to {
+			swapped++
+		}
 		if len(s) > 2 || (len(s) == 2 && (s[0] != from || s[1] != to)) || (len(s) == 1 && s[0] != from && s[0] != to) {
 			short := make([]string, len(s))
 			for j, v := range s {
@@ -301,5 +307,9 @@ func (l *rolloutLoad) check(t *testing.T, from, to string) {
 			}
 			t.Errorf("connection %d saw the catalogues %v in that order, during a rollout from %s to %s", i, short, from[:12], to[:12])
 		}
+	}
+	t.Logf("%d of %d connections saw their replica swap from %s to %s", swapped, len(l.conns), from[:12], to[:12])
+	if swapped == 0 {
+		t.Error("no connection lasted across a swap: the order of catalogues a connection sees was not tested")
 	}
 }
