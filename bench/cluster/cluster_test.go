@@ -192,15 +192,15 @@ func startFleet(t testing.TB) *fleet {
 	f.admin = admin
 
 	// Ready when every frontend answers /readyz through its health-checked
-	// backend: at most 20 s, every 100 ms.
+	// backend: at most 20 s (200 tries), every 100 ms.
 	deadline := time.Now().Add(20 * time.Second)
 	for _, fe := range append([]string{f.lb}, f.direct...) {
-		for {
+		for try := 0; ; try++ {
 			code, _, _ := f.call(fe, "GET", "/readyz", "", nil)
 			if code == 200 {
 				break
 			}
-			if time.Now().After(deadline) {
+			if try == 200 || time.Now().After(deadline) {
 				t.Fatalf("HAProxy frontend %s not ready: %d", fe, code)
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -413,12 +413,12 @@ func (f *fleet) revoke(t *testing.T) {
 	}
 	revoked := time.Now()
 	for i, d := range f.direct {
-		for {
+		for try := 0; ; try++ {
 			code, _, _ := f.call(d, "GET", "/v1/brands?limit=1", key, nil)
 			if code == 403 {
 				break
 			}
-			if time.Since(revoked) > time.Second {
+			if try == 200 || time.Since(revoked) > time.Second { // 200 tries take over a second
 				t.Fatalf("replica %s still answers %d a second after the revoke", f.replicas[i].name, code)
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -505,12 +505,12 @@ func (f *fleet) redisOutage(t *testing.T) {
 	}
 	f.redis.Restart()
 	deadline := time.Now().Add(10 * time.Second)
-	for {
+	for try := 0; ; try++ {
 		code, _, b := f.call(f.lb, "GET", "/v1/brands?limit=1", key, nil)
 		if code == 200 {
 			break
 		}
-		if code != 503 || time.Now().After(deadline) {
+		if code != 503 || try == 200 || time.Now().After(deadline) {
 			t.Fatalf("after the restart: %d %s", code, b)
 		}
 		time.Sleep(50 * time.Millisecond)
