@@ -29,6 +29,7 @@ import (
 	"github.com/vspec/catalogue/httpd/redisstore/redistest"
 	"github.com/vspec/catalogue/httpd/x402"
 	"github.com/vspec/catalogue/httpd/x402/x402test"
+	"github.com/vspec/catalogue/loader/rollout"
 )
 
 // replica is one catalogued process.
@@ -49,6 +50,8 @@ type fleet struct {
 	lb       string   // HAProxy's frontend over all replicas
 	direct   []string // HAProxy's frontends over one replica each
 	outbox   string
+	origin   string            // the directory the replicas fetch snapshots from (-origin)
+	first    string            // the content hash of the catalogue published before the replicas started
 	admin    *redisstore.Store // an operator's connection to the store
 	source   atomic.Int32      // the next client source address
 }
@@ -114,6 +117,17 @@ func startFleet(t testing.TB) *fleet {
 	}
 	f.redis = redistest.Start(t)
 	f.url = f.redis.URL(0)
+	// The replicas follow the fleet's catalogue (-origin): the first one
+	// is published before they start, so each loads it at start.
+	f.origin = filepath.Join(f.dir, "origin")
+	if out, err := f.publish(snap); err != nil {
+		t.Fatalf("catalogue publish of the first catalogue: %v\n%s", err, out)
+	}
+	hash, err := rollout.FileHash(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.first = hash
 	dns := flowtest.StartDNS(t, map[string]flowtest.Records{"garage-lindqvist.se": {MX: []string{"mx.garage-lindqvist.se"}}})
 	f.outbox = filepath.Join(f.dir, "outbox")
 	f.lb = freePort(t, "127.0.0.1")
@@ -124,7 +138,7 @@ func startFleet(t testing.TB) *fleet {
 		r := &replica{name: "r" + strconv.Itoa(i+1), addr: freePort(t, "127.0.0."+strconv.Itoa(i+2))}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		t.Cleanup(cancel)
-		r.cmd = exec.CommandContext(ctx, filepath.Join(f.dir, "catalogued"), "-listen", r.addr, "-snapshot", snap, "-state", filepath.Join(f.dir, "state-"+r.name),
+		r.cmd = exec.CommandContext(ctx, filepath.Join(f.dir, "catalogued"), "-listen", r.addr, "-origin", f.origin, "-state", filepath.Join(f.dir, "state-"+r.name),
 			"-admin.listen", "", "-mcp.listen", "", "-store", f.url, "-store.timeout", "1s", "-http.proxyProtocol", "-http.trustedProxies", "127.0.0.1/32",
 			"-keys.bootstrap=false", "-limits.apify", fmt.Sprintf("%d,100000,1000000", apifyPerMinute), "-limits.free", "1000000,10000000,100000000",
 			"-dns.server", dns.Addr, "-mail.outbox", f.outbox, "-log.access=false", "-http.publicURL", "http://"+f.lb+"/v1")
@@ -178,15 +192,15 @@ func startFleet(t testing.TB) *fleet {
 	f.admin = admin
 
 	// Ready when every frontend answers /readyz through its health-checked
-	// backend: at most 20 s, every 100 ms.
+	// backend: at most 20 s (200 tries), every 100 ms.
 	deadline := time.Now().Add(20 * time.Second)
 	for _, fe := range append([]string{f.lb}, f.direct...) {
-		for {
+		for try := 0; ; try++ {
 			code, _, _ := f.call(fe, "GET", "/readyz", "", nil)
 			if code == 200 {
 				break
 			}
-			if time.Now().After(deadline) {
+			if try == 200 || time.Now().After(deadline) {
 				t.Fatalf("HAProxy frontend %s not ready: %d", fe, code)
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -195,13 +209,27 @@ func startFleet(t testing.TB) *fleet {
 	return f
 }
 
+// publish runs catalogue publish on the fleet's store and origin with
+// args (a snapshot file, or -hash HEX), for at most two minutes.
+func (f *fleet) publish(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, f.cli, append([]string{"publish", "-store", f.url, "-origin", f.origin}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// nextSource is a client address no other call has used: 127.0.1.1,
+// 127.0.1.2, … (never 127.0.0.1, the trusted proxy's).
+func (f *fleet) nextSource() *net.TCPAddr {
+	n := f.source.Add(1)
+	return &net.TCPAddr{IP: net.IPv4(127, 0, byte(1+n/250), byte(1+n%250))}
+}
+
 // call sends one request on a new connection from a fresh client address
 // (127.0.1.N: a network of its own) and returns the status, the headers
 // and the body.
 func (f *fleet) call(fe, method, path, key string, hdr map[string]string) (int, http.Header, []byte) {
-	n := f.source.Add(1)
-	src := &net.TCPAddr{IP: net.IPv4(127, 0, byte(1+n/250), byte(1+n%250))}
-	tr := &http.Transport{DisableKeepAlives: true, DialContext: (&net.Dialer{LocalAddr: src, Timeout: 2 * time.Second}).DialContext}
+	tr := &http.Transport{DisableKeepAlives: true, DialContext: (&net.Dialer{LocalAddr: f.nextSource(), Timeout: 2 * time.Second}).DialContext}
 	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 	req, _ := http.NewRequest(method, "http://"+fe+path, nil)
 	if method == "POST" {
@@ -269,6 +297,7 @@ func TestCluster(t *testing.T) {
 	t.Run("FiftyConcurrentClicks", f.concurrentClicks)
 	t.Run("PaymentReplayedToEveryReplica", f.paymentReplay)
 	t.Run("RevokePropagation", f.revoke)
+	t.Run("SnapshotRollout", f.snapshotRollout) // before the kill: it needs all three replicas
 	t.Run("KillReplicaUnderLoad", f.killReplica)
 	t.Run("RedisStoppedAndRestarted", f.redisOutage)
 }
@@ -384,12 +413,12 @@ func (f *fleet) revoke(t *testing.T) {
 	}
 	revoked := time.Now()
 	for i, d := range f.direct {
-		for {
+		for try := 0; ; try++ {
 			code, _, _ := f.call(d, "GET", "/v1/brands?limit=1", key, nil)
 			if code == 403 {
 				break
 			}
-			if time.Since(revoked) > time.Second {
+			if try == 200 || time.Since(revoked) > time.Second { // 200 tries take over a second
 				t.Fatalf("replica %s still answers %d a second after the revoke", f.replicas[i].name, code)
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -476,12 +505,12 @@ func (f *fleet) redisOutage(t *testing.T) {
 	}
 	f.redis.Restart()
 	deadline := time.Now().Add(10 * time.Second)
-	for {
+	for try := 0; ; try++ {
 		code, _, b := f.call(f.lb, "GET", "/v1/brands?limit=1", key, nil)
 		if code == 200 {
 			break
 		}
-		if code != 503 || time.Now().After(deadline) {
+		if code != 503 || try == 200 || time.Now().After(deadline) {
 			t.Fatalf("after the restart: %d %s", code, b)
 		}
 		time.Sleep(50 * time.Millisecond)
