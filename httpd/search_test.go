@@ -34,9 +34,6 @@ func TestSearch(t *testing.T) {
 		if str(r, "display_name") != c.VarName.String(want[i].Row) || r["score"].(float64) != float64(want[i].Score) {
 			t.Fatalf("result %d: %v, want row %d score %v", i, r, want[i].Row, want[i].Score)
 		}
-		if i > 0 && r["score"].(float64) > all[i-1]["score"].(float64) {
-			t.Fatal("scores not descending")
-		}
 		for _, f := range []string{"variant_id", "generation_id", "brand_slug", "model_slug", "year_from", "year_to"} {
 			if _, ok := r[f]; !ok {
 				t.Fatalf("SearchResult lacks %s", f)
@@ -56,8 +53,9 @@ func TestSearch(t *testing.T) {
 	if len(bg) == 0 || len(bg) != len(latin) || str(bg[0].(map[string]any), "variant_id") != str(latin[0].(map[string]any), "variant_id") {
 		t.Errorf("the Bulgarian brand name does not find what the Latin one does: %d vs %d", len(bg), len(latin))
 	}
-	if en := e.ok("/v1/search?q=%D1%84%D0%BE%D0%BB%D0%BA%D1%81%D0%B2%D0%B0%D0%B3%D0%B5%D0%BD", e.free)["data"].([]any); len(en) != 0 {
-		t.Errorf("the Bulgarian name matched in English: %d", len(en))
+	// Local spellings are aliases in every locale (issue 17).
+	if en := e.ok("/v1/search?q=%D1%84%D0%BE%D0%BB%D0%BA%D1%81%D0%B2%D0%B0%D0%B3%D0%B5%D0%BD", e.free)["data"].([]any); len(en) == 0 || str(en[0].(map[string]any), "brand_slug") != "volkswagen" {
+		t.Errorf("the Bulgarian name in English: %d results, want Volkswagen first", len(en))
 	}
 	// A cursor belongs to its query.
 	next := str(e.ok("/v1/search?q=golf&limit=2", e.free)["links"].(map[string]any), "next")

@@ -46,6 +46,8 @@ type Index struct {
 	// postLo..postHi, at denseOff[id] in dense (noDense for the others).
 	denseOff []uint32
 	dense    []uint64
+	// wx is the word side for Rank (BuildRanked); nil after Build.
+	wx *wordIndex
 }
 
 const noDense = ^uint32(0)

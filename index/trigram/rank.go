@@ -1,0 +1,579 @@
+package trigram
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxRankWords is the number of query words the word matching considers; a
+// longer query is ranked on its first MaxRankWords words, and only the rows
+// word_similarity finds match it.
+const MaxRankWords = 8
+
+// typoSimilarity is the least pg_trgm similarity between a query word and a
+// row word that counts as a typo ("korolla" and "corolla" share 5 of 11
+// trigrams, 0.45); typoMinRunes is the shortest query word that may match
+// with a typo.
+const (
+	typoSimilarity = 0.4
+	typoMinRunes   = 4
+)
+
+// Kinds of word match, best last.
+const (
+	kindNone   = 0
+	kindTypo   = 1
+	kindPrefix = 2
+	kindExact  = 3
+)
+
+// RankQuery holds the options of one ranked search.
+type RankQuery struct {
+	// Text is the folded query (Fold).
+	Text string
+	// Threshold is word_similarity's threshold, as in Query.
+	Threshold float32
+	// After, when set, is the position of the last match of the previous
+	// page: only matches strictly after it in rank order are returned.
+	After *RankPosition
+	// Limit is the page size; Rank returns up to Limit+1 matches.
+	Limit int
+}
+
+// RankPosition is a point in the rank order: a match (k, r) comes after it
+// when k < Key, or k == Key and r comes after Row in the static order. Row
+// is a row of the index searched (see Position for mapping a stable id).
+type RankPosition struct {
+	Key uint64
+	Row uint32
+}
+
+// Ranked is one ranked search result: the row, its sort key (what a cursor
+// carries) and its word_similarity to the query (0 when below every
+// trigram), which is reported, not sorted on.
+type Ranked struct {
+	Row   uint32
+	Key   uint64
+	Score float32
+}
+
+// rhit is a match in Rank's heap.
+type rhit struct {
+	key   uint64
+	ord   uint32
+	score float32
+	has   bool // score is computed
+}
+
+// rankScratch is the part of Scratch that Rank uses.
+type rankScratch struct {
+	qbuf    []byte
+	qw      [MaxRankWords][2][2]int32 // per query word, two spellings (as typed, transliterated): [start, end) in qbuf
+	tm      []uint32                  // by token id: 2 bits per query word, its best kind of match; 0 at rest
+	touched []uint32                  // the token ids set in tm
+	tcnt    []uint8                   // by token id: shared trigrams in the typo pass; 0 at rest
+	tlist   []uint32                  // the token ids counted in tcnt
+	tkeys   []Trigram
+	tbuf    []byte
+	bits    []uint64 // by ord: the driver's rows; 0 at rest
+	heap    []rhit
+	mw      markState
+	// The page: its size plus one, and the position it starts after.
+	kept     int
+	after    bool
+	afterKey uint64
+	afterOrd uint32
+}
+
+// push offers x to the heap of the best rs.kept matches after the position.
+func (rs *rankScratch) push(x rhit) {
+	if rs.after && (x.key > rs.afterKey || x.key == rs.afterKey && x.ord <= rs.afterOrd) {
+		return
+	}
+	h := rs.heap
+	if len(h) < rs.kept {
+		h = append(h, x)
+		rheapUp(h, len(h)-1)
+	} else if rbetter(x, h[0]) {
+		h[0] = x
+		rheapDown(h, 0)
+	}
+	rs.heap = h
+}
+
+// Rank appends to dst the matches of q in rank order, after q.After, at
+// most q.Limit+1 of them. A row matches when its word_similarity to the
+// query reaches q.Threshold (as Search), or when every query word matches a
+// word of its brand, model or name: exactly, as a prefix (the last word,
+// when the query does not end with a separator), or with a typo (trigram
+// similarity at least 0.4, for words of 4 letters or more); a word spelled
+// in Cyrillic, Greek or Arabic also matches as transliterated, and a brand
+// alias matches as the brand. The rank order, best first, compares:
+//
+//  1. the number of query words that match a word of the row;
+//  2. how many match exactly, then how many as a prefix (the rest are typos);
+//  3. how many match a word of the brand or model rather than a trim word;
+//  4. how many consecutive query words match consecutive words of the row,
+//     then how many match in the query's order;
+//  5. when a query word matched the model, how few of the model's words no
+//     query word matched ("golf" puts Golf before Golf Variant);
+//  6. for rows that not every query word matches, word_similarity;
+//  7. the static order given to BuildRanked (popularity and recency);
+//  8. the row.
+//
+// Items 1 to 6 are the key (Ranked.Key), a number that grows with
+// relevance; items 7 and 8 are the row's place in the static order. The
+// index must come from BuildRanked. With a warm Scratch, Rank does not
+// allocate beyond growing dst.
+func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) []Ranked {
+	wx := ix.wx
+	rs := &s.rank
+	limit := min(max(q.Limit, 0), ix.Len())
+	kept := limit + 1
+	if ix.Len() == 0 {
+		return dst
+	}
+	if len(rs.tm) < wx.numTokens() {
+		rs.tm = make([]uint32, wx.numTokens())
+		rs.tcnt = make([]uint8, wx.numTokens())
+	}
+	if nw := (len(wx.ordRow) + 63) / 64; len(rs.bits) < nw {
+		rs.bits = make([]uint64, nw)
+	}
+	var afterOrd uint32
+	if q.After != nil {
+		afterOrd = wx.rowOrd[q.After.Row]
+	}
+	nw, whole := rs.words(q.Text)
+	rs.heap = rs.heap[:0]
+	rs.kept, rs.after, rs.afterKey, rs.afterOrd = kept, q.After != nil, 0, afterOrd
+	if q.After != nil {
+		rs.afterKey = q.After.Key
+	}
+
+	// Every query word matches: candidates from the postings of the most
+	// selective word, in static order.
+	var card [MaxRankWords]int
+	var bestKind [MaxRankWords]uint8
+	var bm [MaxRankWords]bool
+	all := whole && nw > 0
+	if all {
+		for i := 0; i < nw; i++ {
+			card[i], bestKind[i], bm[i] = wx.markWord(rs, i, i == nw-1 && q.Text != "" && isWordByte(q.Text))
+			if card[i] == 0 {
+				all = false
+			}
+		}
+	}
+	if all {
+		d := 0
+		for i := 1; i < nw; i++ {
+			if card[i] < card[d] {
+				d = i
+			}
+		}
+		// The best key any row can have, to stop early.
+		exact, nbm := 0, 0
+		for i := 0; i < nw; i++ {
+			if bestKind[i] == kindExact {
+				exact++
+			}
+			if bm[i] {
+				nbm++
+			}
+		}
+		ub := packKey(nw, exact, nw-exact, nbm, nw-1, nw-1, 15)
+		lo, hi := len(rs.bits), -1
+		for _, id := range rs.touched {
+			if rs.tm[id]>>(2*d)&3 == 0 {
+				continue
+			}
+			ords := wx.post[wx.postOff[id]:wx.postOff[id+1]]
+			lo = min(lo, int(ords[0]>>6))
+			hi = max(hi, int(ords[len(ords)-1]>>6))
+			for _, o := range ords {
+				rs.bits[o>>6] |= 1 << (o & 63)
+			}
+		}
+	scan:
+		for w := lo; w <= hi; w++ {
+			for b := rs.bits[w]; b != 0; b &= b - 1 {
+				o := uint32(w<<6 | bits.TrailingZeros64(b))
+				key, matched := wx.features(rs, o, nw)
+				if matched == nw {
+					rs.push(rhit{key: key, ord: o})
+				}
+				if len(rs.heap) == kept && rs.heap[0].key >= ub {
+					break scan
+				}
+			}
+		}
+		if hi >= lo {
+			clear(rs.bits[lo : hi+1])
+		}
+	}
+
+	// The rows word_similarity finds that not every query word matches,
+	// when the page is not full yet: they all rank after those.
+	if len(rs.heap) < kept {
+		ix.rankSimilar(rs, s, q, nw, all)
+	}
+	for _, id := range rs.touched {
+		rs.tm[id] = 0
+	}
+	rs.touched = rs.touched[:0]
+
+	h := rs.heap
+	slices.SortFunc(h, func(a, b rhit) int {
+		if rbetter(a, b) {
+			return -1
+		}
+		if rbetter(b, a) {
+			return 1
+		}
+		return 0
+	})
+	ix.scorePage(h, q.Text, s)
+	for _, x := range h {
+		dst = append(dst, Ranked{Row: wx.ordRow[x.ord], Key: x.key, Score: x.score})
+	}
+	rs.heap = h[:0]
+	return dst
+}
+
+func isWordByte(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// packKey packs items 1 to 5 of the rank order into the top 32 bits of a
+// key; the low 32 bits hold word_similarity's float bits for rows that not
+// every query word matches.
+func packKey(matched, exact, prefix, nbm, adj, inOrder, cover int) uint64 {
+	c := func(v int) uint64 { return uint64(min(max(v, 0), 15)) }
+	return c(matched)<<60 | c(exact)<<56 | c(prefix)<<52 | c(nbm)<<48 | c(adj)<<44 | c(inOrder)<<40 | c(cover)<<36
+}
+
+// words splits the folded query into at most MaxRankWords words, each with
+// its transliteration when it has one, into rs.qw; whole is false when the
+// query had more words.
+func (rs *rankScratch) words(text string) (n int, whole bool) {
+	rs.qbuf = rs.qbuf[:0]
+	start := -1
+	whole = true
+	add := func(w string) {
+		if n == MaxRankWords {
+			whole = false
+			return
+		}
+		a := int32(len(rs.qbuf))
+		rs.qbuf = append(rs.qbuf, w...)
+		b := int32(len(rs.qbuf))
+		rs.qw[n][0] = [2]int32{a, b}
+		rs.qw[n][1] = [2]int32{b, b}
+		if NeedsTranslit(w) {
+			rs.qbuf = AppendTranslit(rs.qbuf, w)
+			rs.qw[n][1] = [2]int32{b, int32(len(rs.qbuf))}
+		}
+		n++
+	}
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			add(text[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		add(text[start:])
+	}
+	return n, whole
+}
+
+// markWord marks in rs.tm the tokens that query word i matches, with their
+// kind, and returns how many rows they hold in all (an upper bound on the
+// rows the word matches), its best kind, and whether a token it matches is
+// a brand or model word somewhere.
+func (wx *wordIndex) markWord(rs *rankScratch, i int, prefix bool) (card int, best uint8, bm bool) {
+	rs.mw = markState{shift: uint(2 * i)}
+	for alt := 0; alt < 2; alt++ {
+		span := rs.qw[i][alt]
+		if span[0] == span[1] {
+			continue
+		}
+		w := rs.qbuf[span[0]:span[1]]
+		lo := wx.lowerBound(w)
+		if int(lo) < wx.numTokens() && wx.tokenAt(lo) == unsafeString(w) {
+			wx.mark(rs, lo, kindExact)
+		}
+		if prefix {
+			for id, end := lo, wx.prefixEnd(w, lo); id < end; id++ {
+				wx.mark(rs, id, kindPrefix)
+			}
+		}
+		if runeCount(w) >= typoMinRunes {
+			wx.typos(rs, w)
+		}
+	}
+	return rs.mw.card, rs.mw.best, rs.mw.bm
+}
+
+// markState is what markWord gathers about the word being marked.
+type markState struct {
+	shift uint
+	card  int
+	best  uint8
+	bm    bool
+}
+
+// mark records that the word being marked matches token id with kind.
+func (wx *wordIndex) mark(rs *rankScratch, id uint32, kind uint8) {
+	st := &rs.mw
+	m := rs.tm[id]
+	cur := uint8(m >> st.shift & 3)
+	if kind <= cur {
+		return
+	}
+	if m == 0 {
+		rs.touched = append(rs.touched, id)
+	}
+	rs.tm[id] = m&^(3<<st.shift) | uint32(kind)<<st.shift
+	if cur == 0 {
+		st.card += int(wx.postOff[id+1] - wx.postOff[id])
+	}
+	st.best = max(st.best, kind)
+	st.bm = st.bm || wx.tokFlags[id]&fieldBM != 0
+}
+
+// typos marks the tokens whose trigram similarity to w is at least
+// typoSimilarity.
+func (wx *wordIndex) typos(rs *rankScratch, w []byte) {
+	rs.tkeys, rs.tbuf = appendTrigrams(rs.tkeys[:0], unsafeString(w), rs.tbuf)
+	rs.tkeys = sortUnique(rs.tkeys)
+	nk := len(rs.tkeys)
+	for _, k := range rs.tkeys {
+		j, ok := slices.BinarySearch(wx.triKeys, k)
+		if !ok {
+			continue
+		}
+		for _, id := range wx.triTok[wx.triOff[j]:wx.triOff[j+1]] {
+			if rs.tcnt[id] == 0 {
+				rs.tlist = append(rs.tlist, id)
+			}
+			if rs.tcnt[id] < 255 {
+				rs.tcnt[id]++
+			}
+		}
+	}
+	for _, id := range rs.tlist {
+		c := int(rs.tcnt[id])
+		rs.tcnt[id] = 0
+		if float64(c) >= typoSimilarity*float64(nk+int(wx.tokTriN[id])-c) && !isDigitsBytes(wx.dict[wx.dictOff[id]:wx.dictOff[id+1]]) {
+			wx.mark(rs, id, kindTypo)
+		}
+	}
+	rs.tlist = rs.tlist[:0]
+}
+
+func isDigitsBytes(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// features returns the key of the row at ord o for the nw query words
+// marked in rs.tm, and how many of them match a word of the row.
+func (wx *wordIndex) features(rs *rankScratch, o uint32, nw int) (uint64, int) {
+	var kind, field, pos [MaxRankWords]uint8
+	for j := wx.rtOff[o]; j < wx.rtOff[o+1]; j++ {
+		m := rs.tm[wx.rtTok[j]]
+		if m == 0 {
+			continue
+		}
+		f := wx.rtField[j] & fieldBM
+		for i := 0; i < nw; i++ {
+			k := uint8(m >> (2 * i) & 3)
+			if k > kind[i] || k == kind[i] && k != 0 && f > field[i] {
+				kind[i], field[i], pos[i] = k, f, wx.rtPos[j]
+			}
+		}
+	}
+	matched, exact, prefix, nbm, adj, inOrder := 0, 0, 0, 0, 0, 0
+	var hit uint64
+	for i := 0; i < nw; i++ {
+		switch kind[i] {
+		case kindNone:
+			continue
+		case kindExact:
+			exact++
+		case kindPrefix:
+			prefix++
+		}
+		matched++
+		if field[i] != 0 {
+			nbm++
+		}
+		if pos[i] < 64 {
+			hit |= 1 << pos[i]
+		}
+		if i+1 < nw && kind[i+1] != kindNone {
+			if pos[i+1] == pos[i]+1 {
+				adj++
+			}
+			if pos[i+1] > pos[i] {
+				inOrder++
+			}
+		}
+	}
+	cover := 15
+	if mm := wx.modelMask[o]; mm&hit != 0 {
+		cover -= bits.OnesCount64(mm &^ hit)
+	}
+	return packKey(matched, exact, prefix, nbm, adj, inOrder, cover), matched
+}
+
+// rankSimilar pushes the rows whose word_similarity reaches the threshold
+// and that not every query word matches (when all says those were pushed
+// already), each with its key and score.
+func (ix *Index) rankSimilar(rs *rankScratch, s *Scratch, q RankQuery, nw int, all bool) {
+	s.qkeys, s.wbuf = appendTrigrams(s.qkeys[:0], q.Text, s.wbuf)
+	s.qkeys = sortUnique(s.qkeys)
+	nq := len(s.qkeys)
+	if nq == 0 {
+		return
+	}
+	thr := float64(q.Threshold)
+	m := 1
+	for m <= nq && !(float64(float32(m)/float32(nq)) >= thr) {
+		m++
+	}
+	s.qids = s.qids[:0]
+	for _, t := range s.qkeys {
+		if id, ok := slices.BinarySearch(ix.keys, t); ok {
+			s.qids = append(s.qids, uint32(id))
+		}
+	}
+	if len(s.qids) < m {
+		return
+	}
+	k := bits.Len(uint(len(s.qids)))
+	s.fit(ix, k)
+	ix.count(s, k)
+	hi := ix.candidates(s, k, m)
+	for _, id := range s.qids {
+		s.qmark[id] = true
+	}
+	for c := hi; c >= m; c-- {
+		for _, r := range ix.level(s, k, c) {
+			x, ok := ix.score(r, c, s, nq, false, hit{})
+			if !ok || !(float64(x.score) >= thr) {
+				continue
+			}
+			o := ix.wx.rowOrd[ix.rowOf[r]]
+			key, matched := ix.wx.features(rs, o, nw)
+			if all && matched == nw {
+				continue
+			}
+			rs.push(rhit{key: key | uint64(math.Float32bits(x.score)), ord: o, score: x.score, has: true})
+		}
+	}
+	clear(s.planes[s.wlo*k : (s.whi+1)*k])
+	for _, id := range s.qids {
+		s.qmark[id] = false
+	}
+	return
+}
+
+// scorePage fills in the word_similarity of the matches that have none.
+func (ix *Index) scorePage(h []rhit, text string, s *Scratch) {
+	need := false
+	for _, x := range h {
+		need = need || !x.has
+	}
+	if !need {
+		return
+	}
+	s.qkeys, s.wbuf = appendTrigrams(s.qkeys[:0], text, s.wbuf)
+	s.qkeys = sortUnique(s.qkeys)
+	nq := len(s.qkeys)
+	if nq == 0 {
+		return
+	}
+	s.fit(ix, 1)
+	s.qids = s.qids[:0]
+	for _, t := range s.qkeys {
+		if id, ok := slices.BinarySearch(ix.keys, t); ok {
+			s.qids = append(s.qids, uint32(id))
+			s.qmark[id] = true
+		}
+	}
+	for i := range h {
+		if h[i].has {
+			continue
+		}
+		r := ix.rankOf[ix.wx.ordRow[h[i].ord]]
+		seq := ix.seq[ix.seqOff[r]:ix.seqOff[r+1]]
+		first, last := -1, -1
+		for p, id := range seq {
+			if s.qmark[id] {
+				if first < 0 {
+					first = p
+				}
+				last = p
+			}
+		}
+		if first >= 0 {
+			h[i].score = iterateWordSimilarity(seq[first:last+1], s.qmark, s.lastpos, nq)
+		}
+		h[i].has = true
+	}
+	for _, id := range s.qids {
+		s.qmark[id] = false
+	}
+}
+
+// rbetter tells whether a comes before b in rank order.
+func rbetter(a, b rhit) bool {
+	return a.key > b.key || a.key == b.key && a.ord < b.ord
+}
+
+// The heap keeps the worst match kept at h[0].
+func rheapUp(h []rhit, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !rbetter(h[p], h[i]) {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func rheapDown(h []rhit, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		w := l
+		if r := l + 1; r < len(h) && rbetter(h[l], h[r]) {
+			w = r
+		}
+		if !rbetter(h[i], h[w]) {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}
