@@ -14,11 +14,11 @@ import (
 const MaxRankWords = 8
 
 // typoSimilarity is the least pg_trgm similarity between a query word and a
-// row word that counts as a typo ("korolla" and "corolla" share 5 of 11
-// trigrams, 0.45); typoMinRunes is the shortest query word that may match
+// row word that counts as a typo ("fokus" and "focus" share 3 of 9
+// trigrams, 0.33); typoMinRunes is the shortest query word that may match
 // with a typo.
 const (
-	typoSimilarity = 0.4
+	typoSimilarity = 0.3
 	typoMinRunes   = 4
 )
 
@@ -71,7 +71,7 @@ type rhit struct {
 // rankScratch is the part of Scratch that Rank uses.
 type rankScratch struct {
 	qbuf    []byte
-	qw      [MaxRankWords][2][2]int32 // per query word, two spellings (as typed, transliterated): [start, end) in qbuf
+	qw      [MaxRankWords][3][2]int32 // per query word, three spellings (as typed, transliterated, AppendHard): [start, end) in qbuf
 	tm      []uint32                  // by token id: 2 bits per query word, its best kind of match; 0 at rest
 	touched []uint32                  // the token ids set in tm
 	tcnt    []uint8                   // by token id: shared trigrams in the typo pass; 0 at rest
@@ -109,7 +109,7 @@ func (rs *rankScratch) push(x rhit) {
 // query reaches q.Threshold (as Search), or when every query word matches a
 // word of its brand, model or name: exactly, as a prefix (the last word,
 // when the query does not end with a separator), or with a typo (trigram
-// similarity at least 0.4, for words of 4 letters or more); a word spelled
+// similarity at least 0.3, for words of 4 letters or more); a word spelled
 // in Cyrillic, Greek or Arabic also matches as transliterated, and a brand
 // alias matches as the brand. The rank order, best first, compares:
 //
@@ -274,9 +274,13 @@ func (rs *rankScratch) words(text string) (n int, whole bool) {
 		b := int32(len(rs.qbuf))
 		rs.qw[n][0] = [2]int32{a, b}
 		rs.qw[n][1] = [2]int32{b, b}
+		rs.qw[n][2] = [2]int32{b, b}
 		if NeedsTranslit(w) {
 			rs.qbuf = AppendTranslit(rs.qbuf, w)
-			rs.qw[n][1] = [2]int32{b, int32(len(rs.qbuf))}
+			c := int32(len(rs.qbuf))
+			rs.qw[n][1] = [2]int32{b, c}
+			rs.qbuf = AppendHard(rs.qbuf, w)
+			rs.qw[n][2] = [2]int32{c, int32(len(rs.qbuf))}
 		}
 		n++
 	}
@@ -304,7 +308,7 @@ func (rs *rankScratch) words(text string) (n int, whole bool) {
 // a brand or model word somewhere.
 func (wx *wordIndex) markWord(rs *rankScratch, i int, prefix bool) (card int, best uint8, bm bool) {
 	rs.mw = markState{shift: uint(2 * i)}
-	for alt := 0; alt < 2; alt++ {
+	for alt := 0; alt < 3; alt++ {
 		span := rs.qw[i][alt]
 		if span[0] == span[1] {
 			continue

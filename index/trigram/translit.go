@@ -30,7 +30,8 @@ func AppendTranslit(dst []byte, word string) []byte {
 				continue
 			}
 		}
-		// Greek digraphs: μπ is b, ντ is d, γκ and γγ are g, ου is u.
+		// Greek digraphs: μπ is b, ντ is d, γκ and γγ are g, ου is u,
+		// γι is y ("Γιάρις", Yaris).
 		if i < len(word) {
 			r2, n2 := utf8.DecodeRuneInString(word[i:])
 			if d := greekDigraph(r, r2); d != 0 {
@@ -48,6 +49,24 @@ func AppendTranslit(dst []byte, word string) []byte {
 	return dst
 }
 
+// AppendHard appends the transliteration of word as AppendTranslit does,
+// then writes its k as c and its j as g: the Latin spellings that a
+// phonetic transliteration cannot guess ("фокус" -> "focus", "корса" ->
+// "corsa", "جولف" -> "golf").
+func AppendHard(dst []byte, word string) []byte {
+	n := len(dst)
+	dst = AppendTranslit(dst, word)
+	for i := n; i < len(dst); i++ {
+		switch dst[i] {
+		case 'k':
+			dst[i] = 'c'
+		case 'j':
+			dst[i] = 'g'
+		}
+	}
+	return dst
+}
+
 // NeedsTranslit tells whether word holds a letter AppendTranslit rewrites.
 func NeedsTranslit(word string) bool {
 	for _, r := range word {
@@ -60,6 +79,8 @@ func NeedsTranslit(word string) bool {
 
 func greekDigraph(a, b rune) byte {
 	switch {
+	case a == 'γ' && (b == 'ι' || b == 'ε'):
+		return 'y'
 	case a == 'μ' && b == 'π':
 		return 'b'
 	case a == 'ν' && b == 'τ':
@@ -149,6 +170,6 @@ var greek = map[rune]string{
 var arabic = map[rune]string{
 	'ا': "a", 'أ': "a", 'إ': "i", 'آ': "a", 'ب': "b", 'ت': "t", 'ث': "th", 'ج': "j", 'ح': "h", 'خ': "kh",
 	'د': "d", 'ذ': "dh", 'ر': "r", 'ز': "z", 'س': "s", 'ش': "sh", 'ص': "s", 'ض': "d", 'ط': "t", 'ظ': "z",
-	'ع': "", 'غ': "gh", 'ف': "f", 'ق': "q", 'ك': "k", 'ل': "l", 'م': "m", 'ن': "n", 'ه': "h", 'و': "u",
-	'ي': "i", 'ى': "a", 'ة': "a", 'ء': "", 'ئ': "i", 'ؤ': "u", 'پ': "p", 'چ': "ch", 'ڤ': "v", 'گ': "g",
+	'ع': "", 'غ': "gh", 'ف': "f", 'ق': "q", 'ك': "k", 'ل': "l", 'م': "m", 'ن': "n", 'ه': "h", 'و': "o",
+	'ي': "y", 'ى': "a", 'ة': "a", 'ء': "", 'ئ': "i", 'ؤ': "u", 'پ': "p", 'چ': "ch", 'ڤ': "v", 'گ': "g",
 }
