@@ -81,6 +81,8 @@ type rankScratch struct {
 	bits    []uint64 // by ord: the driver's rows; 0 at rest
 	heap    []rhit
 	mw      markState
+	fb      []Match  // a page of Search, for rankSimilar
+	pos     Position // where rankSimilar resumes
 	// The page: its size plus one, and the position it starts after.
 	kept     int
 	after    bool
@@ -105,29 +107,37 @@ func (rs *rankScratch) push(x rhit) {
 }
 
 // Rank appends to dst the matches of q in rank order, after q.After, at
-// most q.Limit+1 of them. A row matches when its word_similarity to the
-// query reaches q.Threshold (as Search), or when every query word matches a
-// word of its brand, model or name: exactly, as a prefix (the last word,
-// when the query does not end with a separator), or with a typo (trigram
-// similarity at least 0.3, for words of 4 letters or more); a word spelled
-// in Cyrillic, Greek or Arabic also matches as transliterated, and a brand
-// alias matches as the brand. The rank order, best first, compares:
+// most q.Limit+1 of them. A row matches when every query word matches a
+// word of its brand, model or name, or when its word_similarity to the
+// query reaches q.Threshold (as Search: nothing Search finds is lost). A
+// query word matches a row word exactly, as a prefix (the last word, when
+// the query does not end with a separator), or with a typo (pg_trgm
+// similarity at least 0.3, or one byte inserted, deleted, replaced or two
+// swapped, for words of 4 letters or more); a word spelled
+// in Cyrillic, Greek or Arabic also matches as transliterated; a brand
+// alias matches as the brand; letters and digits written together or apart
+// match both ways ("c200" and "c 200", "a4" and "a 4").
 //
-//  1. the number of query words that match a word of the row;
-//  2. how many match exactly, then how many as a prefix (the rest are typos);
-//  3. how many match a word of the brand or model rather than a trim word;
-//  4. how many consecutive query words match consecutive words of the row,
+// The rank order, a total order, puts first the rows that every query word
+// matches (at most MaxRankWords words), best first by:
+//
+//  1. how many query words match exactly, then how many as a prefix (the
+//     others are typos);
+//  2. how many match a word of the brand or model rather than a trim word;
+//  3. how many consecutive query words match consecutive words of the row,
 //     then how many match in the query's order;
-//  5. when a query word matched the model, how few of the model's words no
-//     query word matched ("golf" puts Golf before Golf Variant);
-//  6. for rows that not every query word matches, word_similarity;
-//  7. the static order given to BuildRanked (popularity and recency);
-//  8. the row.
+//  4. when a query word matched a model word, how few of the model's words
+//     no query word matched ("golf" puts Golf before Golf Variant);
+//  5. the static order given to BuildRanked (popularity and recency), then
+//     the row.
 //
-// Items 1 to 6 are the key (Ranked.Key), a number that grows with
-// relevance; items 7 and 8 are the row's place in the static order. The
-// index must come from BuildRanked. With a warm Scratch, Rank does not
-// allocate beyond growing dst.
+// The other rows follow in word_similarity's order (Search's: score, then
+// text, then row). The key (Ranked.Key) encodes items 1 to 4 with the
+// number of query words in its top 4 bits, or for the other rows the
+// score's float bits alone, so it is smaller for every one of them; a
+// cursor carries the key and the row. The index must come from
+// BuildRanked. With a warm Scratch, Rank does not allocate beyond growing
+// dst.
 func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) []Ranked {
 	wx := ix.wx
 	rs := &s.rank
@@ -160,6 +170,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) []Ranked {
 	var bestKind [MaxRankWords]uint8
 	var bm [MaxRankWords]bool
 	all := whole && nw > 0
+	inSimilar := q.After != nil && q.After.Key < 1<<60 // the cursor is past every row all words match
 	if all {
 		for i := 0; i < nw; i++ {
 			card[i], bestKind[i], bm[i] = wx.markWord(rs, i, i == nw-1 && q.Text != "" && isWordByte(q.Text))
@@ -168,7 +179,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) []Ranked {
 			}
 		}
 	}
-	if all {
+	if all && !inSimilar {
 		d := 0
 		for i := 1; i < nw; i++ {
 			if card[i] < card[d] {
@@ -216,16 +227,6 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) []Ranked {
 		}
 	}
 
-	// The rows word_similarity finds that not every query word matches,
-	// when the page is not full yet: they all rank after those.
-	if len(rs.heap) < kept {
-		ix.rankSimilar(rs, s, q, nw, all)
-	}
-	for _, id := range rs.touched {
-		rs.tm[id] = 0
-	}
-	rs.touched = rs.touched[:0]
-
 	h := rs.heap
 	slices.SortFunc(h, func(a, b rhit) int {
 		if rbetter(a, b) {
@@ -240,6 +241,15 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) []Ranked {
 	for _, x := range h {
 		dst = append(dst, Ranked{Row: wx.ordRow[x.ord], Key: x.key, Score: x.score})
 	}
+	// The rows word_similarity finds that not every query word matches
+	// follow, in word_similarity's own order, when the page has room.
+	if n := kept - len(h); n > 0 {
+		dst = ix.rankSimilar(dst, rs, s, q, nw, all, n)
+	}
+	for _, id := range rs.touched {
+		rs.tm[id] = 0
+	}
+	rs.touched = rs.touched[:0]
 	rs.heap = h[:0]
 	return dst
 }
@@ -380,11 +390,38 @@ func (wx *wordIndex) typos(rs *rankScratch, w []byte) {
 	for _, id := range rs.tlist {
 		c := int(rs.tcnt[id])
 		rs.tcnt[id] = 0
-		if float64(c) >= typoSimilarity*float64(nk+int(wx.tokTriN[id])-c) && !isDigitsBytes(wx.dict[wx.dictOff[id]:wx.dictOff[id+1]]) {
+		tok := wx.dict[wx.dictOff[id]:wx.dictOff[id+1]]
+		if (float64(c) >= typoSimilarity*float64(nk+int(wx.tokTriN[id])-c) || oneEdit(w, tok)) && !isDigitsBytes(tok) {
 			wx.mark(rs, id, kindTypo)
 		}
 	}
 	rs.tlist = rs.tlist[:0]
+}
+
+// oneEdit tells whether a and b differ by one inserted, deleted or
+// replaced byte, or two adjacent bytes swapped ("swfit", "swift"): typos
+// that break too many trigrams of a short word for the similarity to see.
+func oneEdit(a, b []byte) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) {
+		return true // equal, or b has one more byte at the end
+	}
+	if len(a) == len(b) {
+		if string(a[i+1:]) == string(b[i+1:]) {
+			return true // replaced
+		}
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && string(a[i+2:]) == string(b[i+2:])
+	}
+	return string(a[i:]) == string(b[i+1:]) // inserted
 }
 
 func isDigitsBytes(b []byte) bool {
@@ -447,56 +484,40 @@ func (wx *wordIndex) features(rs *rankScratch, o uint32, nw int) (uint64, int) {
 	return packKey(matched, exact, prefix, nbm, adj, inOrder, cover), matched
 }
 
-// rankSimilar pushes the rows whose word_similarity reaches the threshold
-// and that not every query word matches (when all says those were pushed
-// already), each with its key and score.
-func (ix *Index) rankSimilar(rs *rankScratch, s *Scratch, q RankQuery, nw int, all bool) {
-	s.qkeys, s.wbuf = appendTrigrams(s.qkeys[:0], q.Text, s.wbuf)
-	s.qkeys = sortUnique(s.qkeys)
-	nq := len(s.qkeys)
-	if nq == 0 {
-		return
+// rankSimilar appends to dst up to n rows whose word_similarity reaches
+// the threshold and that not every query word matches (when all says those
+// were ranked already), in Search's order after the query's position when
+// that lies among them. Their key is the score's float bits (below every
+// key of a row that all query words match, whose top bits count them).
+func (ix *Index) rankSimilar(dst []Ranked, rs *rankScratch, s *Scratch, q RankQuery, nw int, all bool, n int) []Ranked {
+	var after *Position
+	if q.After != nil && q.After.Key < 1<<60 {
+		rs.pos = Position{Score: math.Float32frombits(uint32(q.After.Key)), Text: ix.Text(q.After.Row), Row: q.After.Row}
+		after = &rs.pos
 	}
-	thr := float64(q.Threshold)
-	m := 1
-	for m <= nq && !(float64(float32(m)/float32(nq)) >= thr) {
-		m++
-	}
-	s.qids = s.qids[:0]
-	for _, t := range s.qkeys {
-		if id, ok := slices.BinarySearch(ix.keys, t); ok {
-			s.qids = append(s.qids, uint32(id))
-		}
-	}
-	if len(s.qids) < m {
-		return
-	}
-	k := bits.Len(uint(len(s.qids)))
-	s.fit(ix, k)
-	ix.count(s, k)
-	hi := ix.candidates(s, k, m)
-	for _, id := range s.qids {
-		s.qmark[id] = true
-	}
-	for c := hi; c >= m; c-- {
-		for _, r := range ix.level(s, k, c) {
-			x, ok := ix.score(r, c, s, nq, false, hit{})
-			if !ok || !(float64(x.score) >= thr) {
-				continue
+	// Batches double: most of the rows Search gives may be rows that all
+	// query words match, skipped here.
+	for limit := n + 8; n > 0; limit = min(2*limit, 1<<14) {
+		rs.fb = ix.Search(rs.fb[:0], Query{Text: q.Text, Threshold: q.Threshold, After: after, Limit: limit}, s)
+		for _, m := range rs.fb {
+			if all {
+				if _, matched := ix.wx.features(rs, ix.wx.rowOrd[m.Row], nw); matched == nw {
+					continue
+				}
 			}
-			o := ix.wx.rowOrd[ix.rowOf[r]]
-			key, matched := ix.wx.features(rs, o, nw)
-			if all && matched == nw {
-				continue
+			dst = append(dst, Ranked{Row: m.Row, Key: uint64(math.Float32bits(m.Score)), Score: m.Score})
+			if n--; n == 0 {
+				break
 			}
-			rs.push(rhit{key: key | uint64(math.Float32bits(x.score)), ord: o, score: x.score, has: true})
 		}
+		if len(rs.fb) <= limit {
+			break // no more matches
+		}
+		last := rs.fb[len(rs.fb)-1]
+		rs.pos = Position{Score: last.Score, Text: ix.Text(last.Row), Row: last.Row}
+		after = &rs.pos
 	}
-	clear(s.planes[s.wlo*k : (s.whi+1)*k])
-	for _, id := range s.qids {
-		s.qmark[id] = false
-	}
-	return
+	return dst
 }
 
 // scorePage fills in the word_similarity of the matches that have none.
