@@ -103,7 +103,7 @@ func TestRelevance(t *testing.T) {
 			continue
 		}
 		judgedN++
-		top := c.Search(nil, c.SearchQuery(j.query, li), 0.5, nil, 10)
+		top, _ := c.Search(nil, c.SearchQuery(j.query, li), 0.5, nil, 10)
 		rank := 0
 		for i, m := range top[:min(10, len(top))] {
 			if j.relevant(c, m.Row) {

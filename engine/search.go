@@ -152,8 +152,9 @@ func (c *Catalogue) SearchText(row uint32) string { return c.search.ix.Text(row)
 
 // Search appends to dst the variant rows matching the folded query, in
 // rank order (see trigram.Index.Rank), after the position when one is
-// given, at most limit+1 of them.
-func (c *Catalogue) Search(dst []SearchMatch, folded string, threshold float32, after *SearchPosition, limit int) []SearchMatch {
+// given, at most limit+1 of them, and reports whether a next page follows
+// (the page may hold fewer than limit rows when it does: see Rank).
+func (c *Catalogue) Search(dst []SearchMatch, folded string, threshold float32, after *SearchPosition, limit int) ([]SearchMatch, bool) {
 	s := trigram.AcquireScratch()
 	defer trigram.ReleaseScratch(s)
 	return c.search.ix.Rank(dst, trigram.RankQuery{Text: folded, Threshold: threshold, After: after, Limit: limit}, s)

@@ -21,11 +21,13 @@ func TestSearchAllocs(t *testing.T) {
 	dst := make([]engine.SearchMatch, 0, 64)
 	run := func() {
 		for _, q := range qs {
-			dst = c.Search(dst[:0], q, 0.5, nil, 20)
-			if len(dst) > 20 {
+			var more bool
+			dst, more = c.Search(dst[:0], q, 0.5, nil, 20)
+			if more {
 				// The second page, after the first page's last row.
-				after := engine.SearchPosition{Key: dst[19].Key, Row: dst[19].Row}
-				dst = c.Search(dst[:0], q, 0.5, &after, 20)
+				last := dst[min(len(dst), 20)-1]
+				after := engine.SearchPosition{Key: last.Key, Row: last.Row}
+				dst, _ = c.Search(dst[:0], q, 0.5, &after, 20)
 			}
 		}
 	}

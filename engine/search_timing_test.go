@@ -54,7 +54,7 @@ func BenchmarkSearchRanked(b *testing.B) {
 		q := qs[i%len(qs)]
 		i++
 		t0 := time.Now()
-		dst = c.Search(dst[:0], q, 0.5, nil, 20)
+		dst, _ = c.Search(dst[:0], q, 0.5, nil, 20)
 		if len(lat) < cap(lat) {
 			lat = append(lat, time.Since(t0))
 		}

@@ -29,10 +29,11 @@ func (o *operations) search(rq *request, p *Params) error {
 		return errStaleSearchCursor
 	}
 	var matches []engine.SearchMatch
+	var more bool
 	if after == nil {
-		matches = o.firstSearchPage(rq, folded, p.Limit)
+		matches, more = o.firstSearchPage(rq, folded, p.Limit)
 	} else {
-		matches = c.Search(rq.matches[:0], folded, o.threshold, after, p.Limit)
+		matches, more = c.Search(rq.matches[:0], folded, o.threshold, after, p.Limit)
 		rq.matches = matches
 	}
 	n := min(len(matches), p.Limit)
@@ -47,7 +48,7 @@ func (o *operations) search(rq *request, p *Params) error {
 		b = append(b, '}')
 	}
 	var next []byte
-	if len(matches) > n {
+	if more && n > 0 {
 		last := matches[n-1]
 		next = engine.SearchKey{Key: last.Key, ID: c.VarID[last.Row]}.AppendPosition(rq.tmp[:0])
 		rq.tmp = next

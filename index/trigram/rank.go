@@ -11,7 +11,7 @@ import (
 // MaxRankWords is the number of query words the word matching considers; a
 // longer query is ranked on its first MaxRankWords words, and only the rows
 // word_similarity finds match it.
-const MaxRankWords = 8
+const MaxRankWords = 16
 
 // typoSimilarity is the least pg_trgm similarity between a query word and a
 // row word that counts as a typo ("fokus" and "focus" share 3 of 9
@@ -79,6 +79,7 @@ type rankScratch struct {
 	tkeys   []Trigram
 	tbuf    []byte
 	bits    []uint64 // by ord: the driver's rows; 0 at rest
+	bits2   []uint64 // by ord: another word's rows; 0 at rest
 	heap    []rhit
 	mw      markState
 	fb      []Match  // a page of Search, for rankSimilar
@@ -138,13 +139,19 @@ func (rs *rankScratch) push(x rhit) {
 // cursor carries the key and the row. The index must come from
 // BuildRanked. With a warm Scratch, Rank does not allocate beyond growing
 // dst.
-func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) []Ranked {
+//
+// more reports that a next page follows. A page that holds rows every
+// query word matches but not Limit+1 of them ends there with more set: the
+// rows only word_similarity finds start on the next page (which may then
+// be empty), so a first page costs a word_similarity search only when no
+// row matches every word.
+func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	wx := ix.wx
 	rs := &s.rank
 	limit := min(max(q.Limit, 0), ix.Len())
 	kept := limit + 1
 	if ix.Len() == 0 {
-		return dst
+		return dst, false
 	}
 	if len(rs.tm) < wx.numTokens() {
 		rs.tm = make([]uint32, wx.numTokens())
@@ -152,6 +159,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) []Ranked {
 	}
 	if nw := (len(wx.ordRow) + 63) / 64; len(rs.bits) < nw {
 		rs.bits = make([]uint64, nw)
+		rs.bits2 = make([]uint64, nw)
 	}
 	var afterOrd uint32
 	if q.After != nil {
@@ -209,6 +217,27 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) []Ranked {
 				rs.bits[o>>6] |= 1 << (o & 63)
 			}
 		}
+		// The other words' rows narrow the candidates first when their
+		// postings cost less than scoring the driver's rows would.
+		for i := 0; i < nw && hi >= lo; i++ {
+			if i == d || card[i] > 16*card[d] {
+				continue
+			}
+			for _, id := range rs.touched {
+				if rs.tm[id]>>(2*i)&3 == 0 {
+					continue
+				}
+				for _, o := range wx.post[wx.postOff[id]:wx.postOff[id+1]] {
+					if w := int(o >> 6); w >= lo && w <= hi {
+						rs.bits2[w] |= 1 << (o & 63)
+					}
+				}
+			}
+			for w := lo; w <= hi; w++ {
+				rs.bits[w] &= rs.bits2[w]
+				rs.bits2[w] = 0
+			}
+		}
 	scan:
 		for w := lo; w <= hi; w++ {
 			for b := rs.bits[w]; b != 0; b &= b - 1 {
@@ -227,6 +256,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) []Ranked {
 		}
 	}
 
+	base := len(dst)
 	h := rs.heap
 	slices.SortFunc(h, func(a, b rhit) int {
 		if rbetter(a, b) {
@@ -243,15 +273,24 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) []Ranked {
 	}
 	// The rows word_similarity finds that not every query word matches
 	// follow, in word_similarity's own order, when the page has room.
+	more := len(h) == kept
 	if n := kept - len(h); n > 0 {
-		dst = ix.rankSimilar(dst, rs, s, q, nw, all, n)
+		if len(h) == 0 {
+			dst = ix.rankSimilar(dst, rs, s, q, nw, all, n)
+			more = len(dst)-base > limit
+		} else {
+			// A page of rows that every word matches ends here; the rows
+			// only word_similarity finds start on the next page, which
+			// costs a word_similarity search only when asked for.
+			more = true
+		}
 	}
 	for _, id := range rs.touched {
 		rs.tm[id] = 0
 	}
 	rs.touched = rs.touched[:0]
 	rs.heap = h[:0]
-	return dst
+	return dst, more
 }
 
 func isWordByte(s string) bool {
@@ -333,7 +372,13 @@ func (wx *wordIndex) markWord(rs *rankScratch, i int, prefix bool) (card int, be
 				wx.mark(rs, id, kindPrefix)
 			}
 		}
-		if runeCount(w) >= typoMinRunes {
+	}
+	// Typos only for a word that no word of the catalogue holds or starts
+	// with (as Typesense's typo_tokens_threshold): they would rank below
+	// those anyway, and the trigram pass is the costly part of matching.
+	for alt := 0; alt < 3 && rs.mw.best == kindNone; alt++ {
+		span := rs.qw[i][alt]
+		if w := rs.qbuf[span[0]:span[1]]; runeCount(w) >= typoMinRunes {
 			wx.typos(rs, w)
 		}
 	}
@@ -373,7 +418,26 @@ func (wx *wordIndex) typos(rs *rankScratch, w []byte) {
 	rs.tkeys, rs.tbuf = appendTrigrams(rs.tkeys[:0], unsafeString(w), rs.tbuf)
 	rs.tkeys = sortUnique(rs.tkeys)
 	nk := len(rs.tkeys)
-	for _, k := range rs.tkeys {
+	// A token within typoSimilarity shares at least 0.3*nk of the word's
+	// trigrams, so from 4 trigrams on it shares one besides the commonest
+	// (pigeonhole): that list, often a word's first letter, is not walked;
+	// a token found through the others gets its share of it from its own
+	// trigrams.
+	skip := -1
+	if nk >= 4 {
+		most := -1
+		for i, k := range rs.tkeys {
+			if j, ok := slices.BinarySearch(wx.triKeys, k); ok {
+				if n := int(wx.triOff[j+1] - wx.triOff[j]); n > most {
+					most, skip = n, i
+				}
+			}
+		}
+	}
+	for i, k := range rs.tkeys {
+		if i == skip {
+			continue
+		}
 		j, ok := slices.BinarySearch(wx.triKeys, k)
 		if !ok {
 			continue
@@ -390,6 +454,11 @@ func (wx *wordIndex) typos(rs *rankScratch, w []byte) {
 	for _, id := range rs.tlist {
 		c := int(rs.tcnt[id])
 		rs.tcnt[id] = 0
+		if skip >= 0 {
+			if _, ok := slices.BinarySearch(wx.tokTri[wx.tokTriOff[id]:wx.tokTriOff[id+1]], rs.tkeys[skip]); ok {
+				c++
+			}
+		}
 		tok := wx.dict[wx.dictOff[id]:wx.dictOff[id+1]]
 		if (float64(c) >= typoSimilarity*float64(nk+int(wx.tokTriN[id])-c) || oneEdit(w, tok)) && !isDigitsBytes(tok) {
 			wx.mark(rs, id, kindTypo)

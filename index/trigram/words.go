@@ -53,10 +53,12 @@ type wordIndex struct {
 	modelMask []uint64
 	// Typos: the distinct trigrams of each token (tokTriN) and, by trigram
 	// key, the tokens that hold it.
-	tokTriN []uint8
-	triKeys []Trigram
-	triOff  []uint32
-	triTok  []uint32
+	tokTriN   []uint8
+	tokTriOff []uint32  // by token id; len tokens+1
+	tokTri    []Trigram // each token's distinct trigrams, sorted
+	triKeys   []Trigram
+	triOff    []uint32
+	triTok    []uint32
 }
 
 // token is a row token during Build.
@@ -274,10 +276,13 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 	var tb []Trigram
 	var wb []byte
 	wx.tokTriN = make([]uint8, nt)
+	wx.tokTriOff = make([]uint32, nt+1)
 	for id := 0; id < nt; id++ {
 		tb, wb = appendTrigrams(tb[:0], wx.tokenAt(uint32(id)), wb)
 		tb = sortUnique(tb)
 		wx.tokTriN[id] = uint8(min(len(tb), 255))
+		wx.tokTri = append(wx.tokTri, tb...)
+		wx.tokTriOff[id+1] = uint32(len(wx.tokTri))
 		for _, k := range tb {
 			pairs = append(pairs, pair{k, uint32(id)})
 		}
