@@ -119,8 +119,10 @@ func (rs *rankScratch) push(x rhit) {
 // alias matches as the brand; letters and digits written together or apart
 // match both ways ("c200" and "c 200", "a4" and "a 4").
 //
-// The rank order, a total order, puts first the rows that every query word
-// matches (at most MaxRankWords words), best first by:
+// A query word that matches no word of the catalogue at all is left out of
+// "every query word" (Algolia's removeWordsIfNoResults): "golf xyzzy" ranks
+// the Golfs first. The rank order, a total order, puts first the rows that
+// every query word matches (at most MaxRankWords words), best first by:
 //
 //  1. how many query words match exactly, then how many as a prefix (the
 //     others are typos);
@@ -177,34 +179,43 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	var card [MaxRankWords]int
 	var bestKind [MaxRankWords]uint8
 	var bm [MaxRankWords]bool
-	all := whole && nw > 0
+	// The words that match no word of the catalogue at all (garbage, or
+	// a model the catalogue lacks) are left out of "every word": the rows
+	// the others match come first (Algolia's removeWordsIfNoResults).
+	need := 0
 	inSimilar := q.After != nil && q.After.Key < 1<<60 // the cursor is past every row all words match
-	if all {
+	if whole {
 		for i := 0; i < nw; i++ {
 			card[i], bestKind[i], bm[i] = wx.markWord(rs, i, i == nw-1 && q.Text != "" && isWordByte(q.Text))
-			if card[i] == 0 {
-				all = false
+			if card[i] > 0 {
+				need++
 			}
 		}
 	}
+	all := need > 0
 	if all && !inSimilar {
-		d := 0
-		for i := 1; i < nw; i++ {
-			if card[i] < card[d] {
+		d := -1
+		for i := 0; i < nw; i++ {
+			if card[i] > 0 && (d < 0 || card[i] < card[d]) {
 				d = i
 			}
 		}
 		// The best key any row can have, to stop early.
-		exact, nbm := 0, 0
+		// A row with as many exact matches as there are words that match
+		// some word exactly has its prefix matches among the others.
+		exact, prefix, nbm := 0, 0, 0
 		for i := 0; i < nw; i++ {
-			if bestKind[i] == kindExact {
+			switch bestKind[i] {
+			case kindExact:
 				exact++
+			case kindPrefix:
+				prefix++
 			}
 			if bm[i] {
 				nbm++
 			}
 		}
-		ub := packKey(nw, exact, nw-exact, nbm, nw-1, nw-1, 15)
+		ub := packKey(need, exact, prefix, nbm, need-1, need-1, 15)
 		lo, hi := len(rs.bits), -1
 		for _, id := range rs.touched {
 			if rs.tm[id]>>(2*d)&3 == 0 {
@@ -220,7 +231,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 		// The other words' rows narrow the candidates first when their
 		// postings cost less than scoring the driver's rows would.
 		for i := 0; i < nw && hi >= lo; i++ {
-			if i == d || card[i] > 16*card[d] {
+			if i == d || card[i] == 0 || card[i] > 16*card[d] {
 				continue
 			}
 			for _, id := range rs.touched {
@@ -243,7 +254,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 			for b := rs.bits[w]; b != 0; b &= b - 1 {
 				o := uint32(w<<6 | bits.TrailingZeros64(b))
 				key, matched := wx.features(rs, o, nw)
-				if matched == nw {
+				if matched == need {
 					rs.push(rhit{key: key, ord: o})
 				}
 				if len(rs.heap) == kept && rs.heap[0].key >= ub {
@@ -276,7 +287,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	more := len(h) == kept
 	if n := kept - len(h); n > 0 {
 		if len(h) == 0 {
-			dst = ix.rankSimilar(dst, rs, s, q, nw, all, n)
+			dst = ix.rankSimilar(dst, rs, s, q, nw, need, n)
 			more = len(dst)-base > limit
 		} else {
 			// A page of rows that every word matches ends here; the rows
@@ -554,11 +565,11 @@ func (wx *wordIndex) features(rs *rankScratch, o uint32, nw int) (uint64, int) {
 }
 
 // rankSimilar appends to dst up to n rows whose word_similarity reaches
-// the threshold and that not every query word matches (when all says those
-// were ranked already), in Search's order after the query's position when
+// the threshold and that not all the need query words that match
+// something match (those were ranked already), in Search's order after the query's position when
 // that lies among them. Their key is the score's float bits (below every
 // key of a row that all query words match, whose top bits count them).
-func (ix *Index) rankSimilar(dst []Ranked, rs *rankScratch, s *Scratch, q RankQuery, nw int, all bool, n int) []Ranked {
+func (ix *Index) rankSimilar(dst []Ranked, rs *rankScratch, s *Scratch, q RankQuery, nw, need, n int) []Ranked {
 	var after *Position
 	if q.After != nil && q.After.Key < 1<<60 {
 		rs.pos = Position{Score: math.Float32frombits(uint32(q.After.Key)), Text: ix.Text(q.After.Row), Row: q.After.Row}
@@ -569,8 +580,8 @@ func (ix *Index) rankSimilar(dst []Ranked, rs *rankScratch, s *Scratch, q RankQu
 	for limit := n + 8; n > 0; limit = min(2*limit, 1<<14) {
 		rs.fb = ix.Search(rs.fb[:0], Query{Text: q.Text, Threshold: q.Threshold, After: after, Limit: limit}, s)
 		for _, m := range rs.fb {
-			if all {
-				if _, matched := ix.wx.features(rs, ix.wx.rowOrd[m.Row], nw); matched == nw {
+			if need > 0 {
+				if _, matched := ix.wx.features(rs, ix.wx.rowOrd[m.Row], nw); matched == need {
 					continue
 				}
 			}
