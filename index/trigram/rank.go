@@ -82,8 +82,13 @@ type rankScratch struct {
 	bits2   []uint64 // by ord: another word's rows; 0 at rest
 	heap    []rhit
 	mw      markState
-	fb      []Match  // a page of Search, for rankSimilar
-	pos     Position // where rankSimilar resumes
+	// By brand number: whether an alias of the brand matches a query
+	// word, valid when aliasGen is gen, the current search's number.
+	aliasGen []uint32
+	aliasHit []bool
+	gen      uint32
+	fb       []Match  // a page of Search, for rankSimilar
+	pos      Position // where rankSimilar resumes
 	// The page: its size plus one, and the position it starts after.
 	kept     int
 	after    bool
@@ -158,6 +163,15 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	if len(rs.tm) < wx.numTokens() {
 		rs.tm = make([]uint32, wx.numTokens())
 		rs.tcnt = make([]uint8, wx.numTokens())
+	}
+	if len(rs.aliasGen) < wx.brands {
+		rs.aliasGen = make([]uint32, wx.brands)
+		rs.aliasHit = make([]bool, wx.brands)
+	}
+	rs.gen++
+	if rs.gen == 0 {
+		clear(rs.aliasGen)
+		rs.gen = 1
 	}
 	if nw := (len(wx.ordRow) + 63) / 64; len(rs.bits) < nw {
 		rs.bits = make([]uint64, nw)
@@ -517,7 +531,25 @@ func isDigitsBytes(b []byte) bool {
 // marked in rs.tm, and how many of them match a word of the row.
 func (wx *wordIndex) features(rs *rankScratch, o uint32, nw int) (uint64, int) {
 	var kind, field, pos [MaxRankWords]uint8
-	for j := wx.rtOff[o]; j < wx.rtOff[o+1]; j++ {
+	end := wx.rtOff[o+1]
+	// The brand's aliases, when none of them matches (known after the
+	// brand's first row), are skipped.
+	if b := wx.rowBrand[o]; rs.aliasGen[b] != rs.gen {
+		rs.aliasGen[b] = rs.gen
+		rs.aliasHit[b] = false
+		for j := wx.rtAlias[o]; j < end; j++ {
+			if rs.tm[wx.rtTok[j]] != 0 {
+				rs.aliasHit[b] = true
+				break
+			}
+		}
+		if !rs.aliasHit[b] {
+			end = wx.rtAlias[o]
+		}
+	} else if !rs.aliasHit[b] {
+		end = wx.rtAlias[o]
+	}
+	for j := wx.rtOff[o]; j < end; j++ {
 		m := rs.tm[wx.rtTok[j]]
 		if m == 0 {
 			continue

@@ -49,6 +49,11 @@ type wordIndex struct {
 	rtTok   []uint32
 	rtPos   []uint8
 	rtField []uint8
+	// By ord: where the row's brand aliases start among its tokens (they
+	// end its list), and its brand's number.
+	rtAlias  []uint32
+	rowBrand []uint16
+	brands   int
 	// By ord: the word positions of the model's words (bit p, p < 64).
 	modelMask []uint64
 	// Typos: the distinct trigrams of each token (tokTriN) and, by trigram
@@ -130,7 +135,7 @@ func isLetters(w string) bool {
 }
 
 // rowTokens appends the tokens of one row.
-func rowTokens(dst []token, d Doc, aliases map[string][]string, words []string) ([]token, []string) {
+func rowTokens(dst []token, d Doc, aliases map[string][]string, words []string) ([]token, []string, int) {
 	words = splitWords(words[:0], d.Brand)
 	nb := len(words)
 	words = splitWords(words, d.Name)
@@ -159,12 +164,15 @@ func rowTokens(dst []token, d Doc, aliases map[string][]string, words []string) 
 			dst = append(dst, token{s: w + words[i+1], pos: uint8(i), field: f})
 		}
 	}
+	// The brand's aliases come last: the same for every row of the brand,
+	// so Rank looks at them once per brand and query.
+	n := len(dst)
 	for _, a := range aliases[d.Brand] {
 		for j, w := range splitWords(nil, a) {
 			dst = append(dst, token{s: w, pos: uint8(min(j, nb-1, 255)), field: fieldBM})
 		}
 	}
-	return dst, words
+	return dst, words, len(dst) - n
 }
 
 // buildWords builds the word index of docs (one per row) and aliases.
@@ -198,9 +206,20 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 	var toks []token
 	var words []string
 	wx.rtOff = make([]uint32, n+1)
+	wx.rtAlias = make([]uint32, n)
+	wx.rowBrand = make([]uint16, n)
 	wx.modelMask = make([]uint64, n)
+	brands := map[string]uint16{}
 	for o, r := range wx.ordRow {
-		toks, words = rowTokens(toks[:0], docs[r], byBrand, words)
+		b, ok := brands[docs[r].Brand]
+		if !ok {
+			b = uint16(min(len(brands), 1<<16-1))
+			brands[docs[r].Brand] = b
+		}
+		wx.rowBrand[o] = b
+		var nalias int
+		toks, words, nalias = rowTokens(toks[:0], docs[r], byBrand, words)
+		wx.rtAlias[o] = uint32(len(wx.rtTok) + len(toks) - nalias)
 		for _, t := range toks {
 			id, ok := ids[t.s]
 			if !ok {
@@ -217,6 +236,8 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 		}
 		wx.rtOff[o+1] = uint32(len(wx.rtTok))
 	}
+
+	wx.brands = len(brands)
 
 	// Token ids in dictionary order.
 	order := make([]uint32, len(names))
