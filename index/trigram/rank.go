@@ -198,9 +198,10 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	// the others match come first (Algolia's removeWordsIfNoResults).
 	need := 0
 	inSimilar := q.After != nil && q.After.Key < 1<<60 // the cursor is past every row all words match
+	prefixLast := q.Text != "" && isWordByte(q.Text)
 	if whole {
 		for i := 0; i < nw; i++ {
-			card[i], bestKind[i], bm[i] = wx.markWord(rs, i, i == nw-1 && q.Text != "" && isWordByte(q.Text))
+			card[i], bestKind[i], bm[i] = wx.markWord(rs, i, i == nw-1 && prefixLast)
 			if card[i] > 0 {
 				need++
 			}
@@ -231,21 +232,35 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 		}
 		ub := packKey(need, exact, prefix, nbm, need-1, need-1, 15)
 		lo, hi := len(rs.bits), -1
-		for _, id := range rs.touched {
-			if rs.tm[id]>>(2*d)&3 == 0 {
-				continue
-			}
-			ords := wx.post[wx.postOff[id]:wx.postOff[id+1]]
-			lo = min(lo, int(ords[0]>>6))
-			hi = max(hi, int(ords[len(ords)-1]>>6))
-			for _, o := range ords {
-				rs.bits[o>>6] |= 1 << (o & 63)
+		if pb, ok := rs.prefixBits(wx, d, nw, prefixLast); ok {
+			lo, hi = 0, len(pb)-1
+			copy(rs.bits, pb)
+		} else {
+			for _, id := range rs.touched {
+				if rs.tm[id]>>(2*d)&3 == 0 {
+					continue
+				}
+				ords := wx.post[wx.postOff[id]:wx.postOff[id+1]]
+				lo = min(lo, int(ords[0]>>6))
+				hi = max(hi, int(ords[len(ords)-1]>>6))
+				for _, o := range ords {
+					rs.bits[o>>6] |= 1 << (o & 63)
+				}
 			}
 		}
 		// The other words' rows narrow the candidates first when their
 		// postings cost less than scoring the driver's rows would.
 		for i := 0; i < nw && hi >= lo; i++ {
-			if i == d || card[i] == 0 || card[i] > 16*card[d] {
+			if i == d || card[i] == 0 {
+				continue
+			}
+			if pb, ok := rs.prefixBits(wx, i, nw, prefixLast); ok {
+				for w := lo; w <= hi; w++ {
+					rs.bits[w] &= pb[w]
+				}
+				continue
+			}
+			if card[i] > 16*card[d] {
 				continue
 			}
 			for _, id := range rs.touched {
@@ -321,6 +336,16 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 func isWordByte(s string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// prefixBits returns the prefix bitset of query word i when the rows it
+// matches are exactly those: the last word typed as a prefix, one or two
+// ASCII bytes (so no transliteration and no typos).
+func (rs *rankScratch) prefixBits(wx *wordIndex, i, nw int, prefixLast bool) ([]uint64, bool) {
+	if i != nw-1 || !prefixLast || rs.qw[i][1][0] != rs.qw[i][1][1] {
+		return nil, false
+	}
+	return wx.prefixBits(rs.qbuf[rs.qw[i][0][0]:rs.qw[i][0][1]])
 }
 
 // packKey packs items 1 to 5 of the rank order into the top 32 bits of a

@@ -197,3 +197,25 @@ func FuzzRank(f *testing.F) {
 		}
 	})
 }
+
+// TestRankPrefixBits checks that the prefix bitsets change no answer: every
+// page of some queries is the same with a bitset for every prefix and with
+// none.
+func TestRankPrefixBits(t *testing.T) {
+	lines := []string{"Volkswagen|Golf|Golf GTI", "Volkswagen|Golf|Golf 1.5 TSI", "Volkswagen|Polo|Polo", "Audi|A4|A4 S line", "Audi|A1|A1 1.0 TDI",
+		"Fiat|500|500 1.2 Lounge", "Seat|Ibiza|Ibiza SE", "Skoda|Superb|Superb Style", "Mercedes-Benz|S-Class|S-Class S 500", "Smart|Fortwo|Fortwo"}
+	defer func(n int) { prefixRows = n }(prefixRows)
+	prefixRows = 1 << 30
+	none := rankDocs(t, lines)
+	prefixRows = 1
+	every := rankDocs(t, lines)
+	if len(every.wx.prefKeys) == 0 || len(none.wx.prefKeys) != 0 {
+		t.Fatalf("prefix bitsets: %d and %d", len(every.wx.prefKeys), len(none.wx.prefKeys))
+	}
+	for _, q := range []string{"s", "su", "a", "audi a", "vw g", "golf t", "s 5", "fiat 5", "x", "sk", "ibiza s"} {
+		a, b := rankAll(none, q, 2), rankAll(every, q, 2)
+		if !slices.Equal(a, b) {
+			t.Errorf("%q: %v without prefix bitsets, %v with", q, a, b)
+		}
+	}
+}

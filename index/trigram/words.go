@@ -56,6 +56,12 @@ type wordIndex struct {
 	brands   int
 	// By ord: the word positions of the model's words (bit p, p < 64).
 	modelMask []uint64
+	// The rows holding a token that starts with one of the common one- or
+	// two-byte ASCII prefixes, as bitsets by ord (typeahead sends "s",
+	// "vo", ... and their postings are long): prefix prefKeys[i] (b0<<8 |
+	// b1, b1 0 for one byte) is words [i*w, (i+1)*w) of prefBits.
+	prefKeys []uint16
+	prefBits []uint64
 	// Typos: the distinct trigrams of each token (tokTriN) and, by trigram
 	// key, the tokens that hold it.
 	tokTriN   []uint8
@@ -288,6 +294,8 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 		}
 	}
 
+	wx.buildPrefixes()
+
 	// The typo index: token trigrams, as pg_trgm's similarity counts them.
 	type pair struct {
 		k  Trigram
@@ -327,6 +335,71 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 	}
 	wx.triOff = append(wx.triOff, uint32(len(pairs)))
 	return wx
+}
+
+// prefixRows is the least number of postings for which a prefix gets a
+// bitset: the bitset costs ordWords words, and copying it beats setting
+// that many bits one by one. (A variable for the tests.)
+var prefixRows = 8192
+
+// buildPrefixes builds the bitsets of the common one- and two-byte
+// prefixes.
+func (wx *wordIndex) buildPrefixes() {
+	sum := map[uint16]int{}
+	for id := 0; id < wx.numTokens(); id++ {
+		t := wx.tokenAt(uint32(id))
+		n := int(wx.postOff[id+1] - wx.postOff[id])
+		if len(t) >= 1 && t[0] < utf8.RuneSelf {
+			sum[uint16(t[0])<<8] += n
+			if len(t) >= 2 && t[1] < utf8.RuneSelf {
+				sum[uint16(t[0])<<8|uint16(t[1])] += n
+			}
+		}
+	}
+	for k, n := range sum {
+		if n >= prefixRows {
+			wx.prefKeys = append(wx.prefKeys, k)
+		}
+	}
+	slices.Sort(wx.prefKeys)
+	w := wx.ordWords()
+	wx.prefBits = make([]uint64, w*len(wx.prefKeys))
+	var p [2]byte
+	for i, k := range wx.prefKeys {
+		p[0], p[1] = byte(k>>8), byte(k)
+		pre := p[:1]
+		if p[1] != 0 {
+			pre = p[:2]
+		}
+		bs := wx.prefBits[i*w : (i+1)*w]
+		lo := wx.lowerBound(pre)
+		for id, end := lo, wx.prefixEnd(pre, lo); id < end; id++ {
+			for _, o := range wx.post[wx.postOff[id]:wx.postOff[id+1]] {
+				bs[o>>6] |= 1 << (o & 63)
+			}
+		}
+	}
+}
+
+// ordWords is the number of 64-row words of a bitset by ord.
+func (wx *wordIndex) ordWords() int { return (len(wx.ordRow) + 63) / 64 }
+
+// prefixBits returns the bitset of the rows holding a token that starts
+// with w, when w is a prefix that has one.
+func (wx *wordIndex) prefixBits(w []byte) ([]uint64, bool) {
+	if len(w) < 1 || len(w) > 2 || w[0] >= utf8.RuneSelf || len(w) == 2 && w[1] >= utf8.RuneSelf {
+		return nil, false
+	}
+	k := uint16(w[0]) << 8
+	if len(w) == 2 {
+		k |= uint16(w[1])
+	}
+	i, ok := slices.BinarySearch(wx.prefKeys, k)
+	if !ok {
+		return nil, false
+	}
+	n := wx.ordWords()
+	return wx.prefBits[i*n : (i+1)*n], true
 }
 
 func (wx *wordIndex) tokenAt(id uint32) string {
