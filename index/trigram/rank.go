@@ -193,6 +193,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	var card [MaxRankWords]int
 	var bestKind [MaxRankWords]uint8
 	var bm [MaxRankWords]bool
+	var wpos [MaxRankWords]uint64
 	// The words that match no word of the catalogue at all (garbage, or
 	// a model the catalogue lacks) are left out of "every word": the rows
 	// the others match come first (Algolia's removeWordsIfNoResults).
@@ -202,6 +203,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	if whole {
 		for i := 0; i < nw; i++ {
 			card[i], bestKind[i], bm[i] = wx.markWord(rs, i, i == nw-1 && prefixLast)
+			wpos[i] = rs.mw.pos
 			if card[i] > 0 {
 				need++
 			}
@@ -230,7 +232,19 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 				nbm++
 			}
 		}
-		ub := packKey(need, exact, prefix, nbm, need-1, need-1, 15)
+		// Consecutive words can be adjacent, or in order, only where their
+		// tokens' positions allow it in some row ("bmw steptronic": the
+		// model always stands between).
+		adj, inOrder := 0, 0
+		for i := 0; i+1 < nw; i++ {
+			if wpos[i]<<1&wpos[i+1] != 0 {
+				adj++
+			}
+			if wpos[i] != 0 && wpos[i+1]>>(bits.TrailingZeros64(wpos[i])+1) != 0 {
+				inOrder++
+			}
+		}
+		ub := packKey(need, exact, prefix, nbm, adj, inOrder, 15)
 		lo, hi := len(rs.bits), -1
 		if pb, ok := rs.prefixBits(wx, d, nw, prefixLast); ok {
 			lo, hi = 0, len(pb)-1
@@ -441,6 +455,7 @@ type markState struct {
 	card  int
 	best  uint8
 	bm    bool
+	pos   uint64 // the word positions its tokens have in some row
 }
 
 // mark records that the word being marked matches token id with kind.
@@ -460,6 +475,7 @@ func (wx *wordIndex) mark(rs *rankScratch, id uint32, kind uint8) {
 	}
 	st.best = max(st.best, kind)
 	st.bm = st.bm || wx.tokFlags[id]&fieldBM != 0
+	st.pos |= wx.tokPos[id]
 }
 
 // typos marks the tokens whose trigram similarity to w is at least
@@ -583,7 +599,9 @@ func (wx *wordIndex) features(rs *rankScratch, o uint32, nw int) (uint64, int) {
 		for i := 0; i < nw; i++ {
 			k := uint8(m >> (2 * i) & 3)
 			if k > kind[i] || k == kind[i] && k != 0 && f > field[i] {
-				kind[i], field[i], pos[i] = k, f, wx.rtPos[j]
+				// Positions past 63 count as 63, as in the tokens'
+				// position masks the early stop's bound reads.
+				kind[i], field[i], pos[i] = k, f, min(wx.rtPos[j], 63)
 			}
 		}
 	}

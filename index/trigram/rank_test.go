@@ -178,6 +178,11 @@ func FuzzRank(f *testing.F) {
 		ix := rankDocs(t, strings.Split(corpus, "\n"), Alias{Word: "vw", Brand: "volkswagen"})
 		lim := int(limit%5) + 1
 		pages := rankAll(ix, q, lim)
+		// The early stop loses nothing: small pages put together are the
+		// pages of one that holds every row.
+		if whole := rankAll(ix, q, ix.Len()+1); !slices.Equal(pages, whole) {
+			t.Fatalf("%q: pages of %d differ from one page: %v, %v", q, lim, pages, whole)
+		}
 		seen := map[uint32]bool{}
 		for i, r := range pages {
 			if seen[r.Row] {

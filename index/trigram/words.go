@@ -42,6 +42,7 @@ type wordIndex struct {
 	dict           []byte   // tokens, sorted bytewise
 	dictOff        []uint32 // by token id; len tokens+1
 	tokFlags       []uint8  // by token id: fieldBM when some row holds it in its brand or model
+	tokPos         []uint64 // by token id: the word positions it has in some row (bit p, 63 for 63 and later)
 	postOff        []uint32 // by token id; len tokens+1
 	post           []uint32 // ords ascending
 	// By ord: the row's tokens, each with its word position and fields.
@@ -265,12 +266,14 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 	// Postings, one ord at most once per token.
 	nt := len(names)
 	wx.tokFlags = make([]uint8, nt)
+	wx.tokPos = make([]uint64, nt)
 	count := make([]uint32, nt+1)
 	seen := make([]uint32, nt)
 	for o := 0; o < n; o++ {
 		for i := wx.rtOff[o]; i < wx.rtOff[o+1]; i++ {
 			id := wx.rtTok[i]
 			wx.tokFlags[id] |= wx.rtField[i] & fieldBM
+			wx.tokPos[id] |= 1 << min(wx.rtPos[i], 63)
 			if seen[id] != uint32(o+1) {
 				seen[id] = uint32(o + 1)
 				count[id+1]++
