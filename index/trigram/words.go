@@ -141,12 +141,35 @@ func isLetters(w string) bool {
 	return w != ""
 }
 
-// rowTokens appends the tokens of one row.
-func rowTokens(dst []token, d Doc, aliases map[string][]string, words []string) ([]token, []string, int) {
-	words = splitWords(words[:0], d.Brand)
+// tokenizer cuts rows into tokens, keeping what rows share (a model's
+// words, a brand's alias words, joined words) so that building allocates
+// per distinct string, not per row.
+type tokenizer struct {
+	aliases map[string][]aliasWord // brand -> alias words, split
+	models  map[string][]string    // model -> its words
+	joins   map[string]string      // "c\x00200" -> "c200"
+	words   []string
+	buf     []byte
+}
+
+// aliasWord is word j of an alias.
+type aliasWord struct {
+	w string
+	j int
+}
+
+// rowTokens appends the tokens of one row and returns how many of them, at
+// the end, are its brand's aliases.
+func (tz *tokenizer) rowTokens(dst []token, d Doc) ([]token, int) {
+	words := splitWords(tz.words[:0], d.Brand)
 	nb := len(words)
 	words = splitWords(words, d.Name)
-	model := splitWords(nil, d.Model)
+	tz.words = words
+	model, ok := tz.models[d.Model]
+	if !ok {
+		model = splitWords(nil, d.Model)
+		tz.models[d.Model] = model
+	}
 	// The name's first words are the model's when it starts with them.
 	nm := 0
 	if len(model) <= len(words)-nb && slices.Equal(words[nb:nb+len(model)], model) {
@@ -168,18 +191,22 @@ func rowTokens(dst []token, d Doc, aliases map[string][]string, words []string) 
 			dst = append(dst, token{s: w[:cut], pos: uint8(i), field: f}, token{s: w[cut:], pos: uint8(i), field: f})
 		}
 		if i+1 < len(words) && (isLetters(w) && isDigits(words[i+1]) || isDigits(w) && isLetters(words[i+1])) {
-			dst = append(dst, token{s: w + words[i+1], pos: uint8(i), field: f})
+			tz.buf = append(append(append(tz.buf[:0], w...), 0), words[i+1]...)
+			j, ok := tz.joins[string(tz.buf)]
+			if !ok {
+				j = w + words[i+1]
+				tz.joins[string(tz.buf)] = j
+			}
+			dst = append(dst, token{s: j, pos: uint8(i), field: f})
 		}
 	}
 	// The brand's aliases come last: the same for every row of the brand,
 	// so Rank looks at them once per brand and query.
 	n := len(dst)
-	for _, a := range aliases[d.Brand] {
-		for j, w := range splitWords(nil, a) {
-			dst = append(dst, token{s: w, pos: uint8(min(j, nb-1, 255)), field: fieldBM})
-		}
+	for _, a := range tz.aliases[d.Brand] {
+		dst = append(dst, token{s: a.w, pos: uint8(min(a.j, nb-1, 255)), field: fieldBM})
 	}
-	return dst, words, len(dst) - n
+	return dst, len(dst) - n
 }
 
 // buildWords builds the word index of docs (one per row) and aliases.
@@ -201,17 +228,23 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 	for o, r := range wx.ordRow {
 		wx.rowOrd[r] = uint32(o)
 	}
-	byBrand := map[string][]string{}
+	// Each alias's words stand at the brand's word positions (the second
+	// word of "فولكس فاجن" at the brand's second word, or its last).
+	tz := &tokenizer{aliases: map[string][]aliasWord{}, models: map[string][]string{}, joins: map[string]string{}}
+	seenAlias := map[Alias]bool{}
 	for _, a := range aliases {
-		if a.Word != "" && a.Word != a.Brand && !slices.Contains(byBrand[a.Brand], a.Word) {
-			byBrand[a.Brand] = append(byBrand[a.Brand], a.Word)
+		if a.Word == "" || a.Word == a.Brand || seenAlias[a] {
+			continue
+		}
+		seenAlias[a] = true
+		for j, w := range splitWords(nil, a.Word) {
+			tz.aliases[a.Brand] = append(tz.aliases[a.Brand], aliasWord{w, j})
 		}
 	}
 
 	ids := map[string]uint32{}
 	var names []string
 	var toks []token
-	var words []string
 	wx.rtOff = make([]uint32, n+1)
 	wx.rtAlias = make([]uint32, n)
 	wx.rowBrand = make([]uint16, n)
@@ -225,7 +258,7 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 		}
 		wx.rowBrand[o] = b
 		var nalias int
-		toks, words, nalias = rowTokens(toks[:0], docs[r], byBrand, words)
+		toks, nalias = tz.rowTokens(toks[:0], docs[r])
 		wx.rtAlias[o] = uint32(len(wx.rtTok) + len(toks) - nalias)
 		for _, t := range toks {
 			id, ok := ids[t.s]
