@@ -14,9 +14,11 @@
 // prefix (the last word when the query does not end with a separator), or
 // with a typo (pg_trgm similarity of the two words at least 0.3, or one
 // byte inserted, deleted, replaced or two swapped, for query words of 4
-// letters or more). A row also matches when word_similarity reaches the
-// threshold, so nothing Search finds is lost. A query word that matches no
-// word of the catalogue at all is left out of "every query word". Row words include the halves
+// letters or more that no word of the catalogue holds or starts with, as
+// Typesense's typo_tokens_threshold). A row also matches when
+// word_similarity reaches the threshold, so nothing Search finds is lost. A
+// query word that matches no word of the catalogue at all is left out of
+// "every query word". Row words include the halves
 // of a word joining letters and digits ("a4": "a", "4") and the join of a
 // letter word followed by a digit word ("c 200": "c200"), so both spellings
 // find both. Brand aliases (the caller's: data/vocab's "vw", "merc" and

@@ -119,7 +119,8 @@ func (rs *rankScratch) push(x rhit) {
 // query word matches a row word exactly, as a prefix (the last word, when
 // the query does not end with a separator), or with a typo (pg_trgm
 // similarity at least 0.3, or one byte inserted, deleted, replaced or two
-// swapped, for words of 4 letters or more); a word spelled
+// swapped, for words of 4 letters or more that no word of the catalogue
+// holds or starts with); a word spelled
 // in Cyrillic, Greek or Arabic also matches as transliterated; a brand
 // alias matches as the brand; letters and digits written together or apart
 // match both ways ("c200" and "c 200", "a4" and "a 4").
