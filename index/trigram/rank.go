@@ -348,6 +348,8 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	return dst, more
 }
 
+// isWordByte tells whether s ends with a letter or digit: the last word is
+// still being typed, so it matches as a prefix.
 func isWordByte(s string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
@@ -363,9 +365,10 @@ func (rs *rankScratch) prefixBits(wx *wordIndex, i, nw int, prefixLast bool) ([]
 	return wx.prefixBits(rs.qbuf[rs.qw[i][0][0]:rs.qw[i][0][1]])
 }
 
-// packKey packs items 1 to 5 of the rank order into the top 32 bits of a
-// key; the low 32 bits hold word_similarity's float bits for rows that not
-// every query word matches.
+// packKey packs the number of query words matched and items 1 to 4 of the
+// rank order, 4 bits each, into the top 28 bits of a key. The keys of the
+// rows only word_similarity finds are the score's float bits alone, below
+// 1<<32, so below every packed key (at least one word matched).
 func packKey(matched, exact, prefix, nbm, adj, inOrder, cover int) uint64 {
 	c := func(v int) uint64 { return uint64(min(max(v, 0), 15)) }
 	return c(matched)<<60 | c(exact)<<56 | c(prefix)<<52 | c(nbm)<<48 | c(adj)<<44 | c(inOrder)<<40 | c(cover)<<36
