@@ -119,32 +119,52 @@ func (c *Catalogue) searchOrder(g uint32, newest uint16) uint64 {
 }
 
 // SearchQuery folds q and rewrites the words that start a brand's local
-// spelling, in any locale, into the brand's canonical name. li is the
-// request's locale; every locale's spellings count.
-func (c *Catalogue) SearchQuery(q string, li int) string {
-	_ = li
+// spelling (3 letters or more), in any locale, into the brand's canonical
+// name, for word_similarity. The locale argument is the request's; every
+// locale's spellings count. It allocates only when q is not already folded
+// or a word is rewritten.
+func (c *Catalogue) SearchQuery(q string, _ int) string {
 	folded := trigram.Fold(q)
-	aliases := c.search.aliases
-	if len(aliases) == 0 {
-		return folded
-	}
-	words := strings.Fields(folded)
+	var words []string // allocated on the first rewrite
 	changed := false
-	for i, w := range words {
-		if utf8.RuneCountInString(w) < 3 {
-			continue
+	for i := 0; i < len(folded); {
+		for i < len(folded) && folded[i] <= ' ' {
+			i++
 		}
-		for _, a := range aliases {
-			if strings.HasPrefix(a.localized, w) {
-				words[i], changed = a.canonical, true
-				break
+		j := i
+		for j < len(folded) && folded[j] > ' ' {
+			j++
+		}
+		if w := folded[i:j]; w != "" {
+			if cw, ok := c.aliasFor(w); ok {
+				if !changed {
+					words, changed = strings.Fields(folded[:i]), true
+				}
+				words = append(words, cw)
+			} else if changed {
+				words = append(words, w)
 			}
 		}
+		i = j
 	}
 	if !changed {
 		return folded
 	}
 	return strings.Join(words, " ")
+}
+
+// aliasFor returns the canonical brand name a query word stands for, when
+// it starts a local spelling (the most popular brand first).
+func (c *Catalogue) aliasFor(w string) (string, bool) {
+	if utf8.RuneCountInString(w) < 3 {
+		return "", false
+	}
+	for _, a := range c.search.aliases {
+		if strings.HasPrefix(a.localized, w) {
+			return a.canonical, true
+		}
+	}
+	return "", false
 }
 
 // SearchText returns the folded search text of a variant row.

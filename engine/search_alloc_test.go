@@ -36,3 +36,19 @@ func TestSearchAllocs(t *testing.T) {
 		t.Fatalf("Search allocates %v times per %d queries", n, 2*len(qs))
 	}
 }
+
+// TestSearchQueryAllocs checks that folding a query that needs neither
+// folding nor a rewrite allocates nothing, and that a local brand spelling
+// is still rewritten.
+func TestSearchQueryAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the full catalogue takes seconds to generate")
+	}
+	c := loadertest.Full(t)
+	if n := testing.AllocsPerRun(10, func() { _ = c.SearchQuery("vw golf 1.5 tsi", 0) }); n != 0 {
+		t.Errorf("SearchQuery allocates %v times on a folded query", n)
+	}
+	if got := c.SearchQuery("Фолкс  голф", 0); got != "volkswagen голф" {
+		t.Errorf("SearchQuery rewrites the Bulgarian brand prefix as %q", got)
+	}
+}
