@@ -718,7 +718,14 @@ func (ix *Index) scorePage(h []rhit, text string, s *Scratch) {
 			}
 		}
 		if first >= 0 {
-			h[i].score = iterateWordSimilarity(seq[first:last+1], s.qmark, s.lastpos, nq)
+			// The integer loop gives the same float4 when the
+			// denominators stay small (see Index.score).
+			if span := seq[first : last+1]; nq+len(seq) < maxExactDen {
+				n, d := iterateWordSimilarityFrac(span, s.qmark, s.lastpos, nq)
+				h[i].score = float32(n) / float32(d)
+			} else {
+				h[i].score = iterateWordSimilarity(span, s.qmark, s.lastpos, nq)
+			}
 		}
 		h[i].has = true
 	}

@@ -192,6 +192,9 @@ func FuzzRank(f *testing.F) {
 			if i > 0 && r.Key > pages[i-1].Key {
 				t.Fatalf("%q: key rises at %d", q, i)
 			}
+			if ws := WordSimilarity(Fold(q), ix.Text(r.Row)); r.Score != ws {
+				t.Fatalf("%q: row %d scored %v, word_similarity is %v", q, r.Row, r.Score, ws)
+			}
 		}
 		s := AcquireScratch()
 		defer ReleaseScratch(s)
