@@ -218,34 +218,6 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 				d = i
 			}
 		}
-		// The best key any row can have, to stop early.
-		// A row with as many exact matches as there are words that match
-		// some word exactly has its prefix matches among the others.
-		exact, prefix, nbm := 0, 0, 0
-		for i := 0; i < nw; i++ {
-			switch bestKind[i] {
-			case kindExact:
-				exact++
-			case kindPrefix:
-				prefix++
-			}
-			if bm[i] {
-				nbm++
-			}
-		}
-		// Consecutive words can be adjacent, or in order, only where their
-		// tokens' positions allow it in some row ("bmw steptronic": the
-		// model always stands between).
-		adj, inOrder := 0, 0
-		for i := 0; i+1 < nw; i++ {
-			if wpos[i]<<1&wpos[i+1] != 0 {
-				adj++
-			}
-			if wpos[i] != 0 && wpos[i+1]>>(bits.TrailingZeros64(wpos[i])+1) != 0 {
-				inOrder++
-			}
-		}
-		ub := packKey(need, exact, prefix, nbm, adj, inOrder, 15)
 		lo, hi := len(rs.bits), -1
 		if pb, ok := rs.prefixBits(wx, d, nw, prefixLast); ok {
 			lo, hi = 0, len(pb)-1
@@ -293,6 +265,36 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 				rs.bits2[w] = 0
 			}
 		}
+		// The best key a candidate can have, to stop early. A word
+		// counts as a brand or model match only when a candidate has it
+		// so ("1.5 tsi": the 1 of the 1 Series is no such row).
+		// A row with as many exact matches as there are words that match
+		// some word exactly has its prefix matches among the others.
+		exact, prefix, nbm := 0, 0, 0
+		for i := 0; i < nw; i++ {
+			switch bestKind[i] {
+			case kindExact:
+				exact++
+			case kindPrefix:
+				prefix++
+			}
+			if bm[i] && wx.bmAmong(rs, i, lo, hi) {
+				nbm++
+			}
+		}
+		// Consecutive words can be adjacent, or in order, only where their
+		// tokens' positions allow it in some row ("bmw steptronic": the
+		// model always stands between).
+		adj, inOrder := 0, 0
+		for i := 0; i+1 < nw; i++ {
+			if wpos[i]<<1&wpos[i+1] != 0 {
+				adj++
+			}
+			if wpos[i] != 0 && wpos[i+1]>>(bits.TrailingZeros64(wpos[i])+1) != 0 {
+				inOrder++
+			}
+		}
+		ub := packKey(need, exact, prefix, nbm, adj, inOrder, 15)
 	scan:
 		for w := lo; w <= hi; w++ {
 			for b := rs.bits[w]; b != 0; b &= b - 1 {
@@ -353,6 +355,22 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 func isWordByte(s string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// bmAmong tells whether some candidate row (rs.bits, words lo..hi) holds
+// a token of query word i as a brand or model word.
+func (wx *wordIndex) bmAmong(rs *rankScratch, i, lo, hi int) bool {
+	for _, id := range rs.touched {
+		if rs.tm[id]>>(2*i)&3 == 0 {
+			continue
+		}
+		for _, o := range wx.bmPost[wx.bmOff[id]:wx.bmOff[id+1]] {
+			if w := int(o >> 6); w >= lo && w <= hi && rs.bits[w]>>(o&63)&1 != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // prefixBits returns the prefix bitset of query word i when the rows it

@@ -45,6 +45,8 @@ type wordIndex struct {
 	tokPos         []uint64 // by token id: the word positions it has in some row (bit p, 63 for 63 and later)
 	postOff        []uint32 // by token id; len tokens+1
 	post           []uint32 // ords ascending
+	bmOff          []uint32 // by token id; len tokens+1
+	bmPost         []uint32 // the ords where the token is a brand or model word, ascending
 	// By ord: the row's tokens, each with its word position and fields.
 	rtOff   []uint32
 	rtTok   []uint32
@@ -325,6 +327,35 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 			if seen[id] != uint32(o+1) {
 				seen[id] = uint32(o + 1)
 				wx.post[fill[id]] = uint32(o)
+				fill[id]++
+			}
+		}
+	}
+
+	// The rows where a token is a brand or model word, for the early
+	// stop's bound.
+	bmCount := make([]uint32, nt+1)
+	clear(seen)
+	for o := 0; o < n; o++ {
+		for i := wx.rtOff[o]; i < wx.rtOff[o+1]; i++ {
+			if id := wx.rtTok[i]; wx.rtField[i]&fieldBM != 0 && seen[id] != uint32(o+1) {
+				seen[id] = uint32(o + 1)
+				bmCount[id+1]++
+			}
+		}
+	}
+	for id := 0; id < nt; id++ {
+		bmCount[id+1] += bmCount[id]
+	}
+	wx.bmOff = bmCount
+	wx.bmPost = make([]uint32, bmCount[nt])
+	fill = slices.Clone(bmCount[:nt])
+	clear(seen)
+	for o := 0; o < n; o++ {
+		for i := wx.rtOff[o]; i < wx.rtOff[o+1]; i++ {
+			if id := wx.rtTok[i]; wx.rtField[i]&fieldBM != 0 && seen[id] != uint32(o+1) {
+				seen[id] = uint32(o + 1)
+				wx.bmPost[fill[id]] = uint32(o)
 				fill[id]++
 			}
 		}
