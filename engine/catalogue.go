@@ -131,6 +131,16 @@ type Columns struct {
 	ImageRole []uint8
 
 	Demo []uint32 // variant rows of the demo set
+
+	// SearchAliases are what people type for a brand ("vw", "merc"). They
+	// are not in the snapshot: the loader adds data/vocab's; an alias of a
+	// brand the catalogue lacks is ignored.
+	SearchAliases []SearchAlias
+}
+
+// SearchAlias is one search alias of a brand, by the brand's slug.
+type SearchAlias struct {
+	Alias, BrandSlug string
 }
 
 // The production years a catalogue may record.

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/binary"
-	"math"
 )
 
 // Cursor positions: the byte form of each list's sort key, with its encoder
@@ -68,26 +67,36 @@ func ParseIDPosition(pos []byte) (uint32, bool) {
 	return binary.LittleEndian.Uint32(pos), true
 }
 
-// SearchKey is a position in a search's results: the last row's score, its
-// variant's stable id and its search text (the ranking's tie-breaks).
+// SearchKey is a position in a search's results: the last row's rank key
+// and its variant's stable id.
 type SearchKey struct {
-	Score float32
-	ID    uint32
-	Text  string
+	Key uint64
+	ID  uint32
 }
 
-// AppendPosition appends k as score (4 bytes), id (4 bytes) and text.
+// searchKeyMagic starts a search position. Its fourth byte, 0xFF, can never
+// start a position of the order before ranking (a float32 score in [0, 1],
+// little-endian, whose fourth byte is at most 0x3F), so such a cursor is
+// recognised (IsOldSearchPosition) instead of misread.
+var searchKeyMagic = [4]byte{'r', 'k', '1', 0xFF}
+
+// AppendPosition appends k as the magic, the key (8 bytes) and the id (4).
 func (k SearchKey) AppendPosition(dst []byte) []byte {
-	dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(k.Score))
-	dst = binary.LittleEndian.AppendUint32(dst, k.ID)
-	return append(dst, k.Text...)
+	dst = append(dst, searchKeyMagic[:]...)
+	dst = binary.LittleEndian.AppendUint64(dst, k.Key)
+	return binary.LittleEndian.AppendUint32(dst, k.ID)
 }
 
-// ParseSearchKey reads a position written by SearchKey.AppendPosition. Its
-// text is a copy (the ranking compares strings).
+// ParseSearchKey reads a position written by SearchKey.AppendPosition.
 func ParseSearchKey(pos []byte) (SearchKey, bool) {
-	if len(pos) < 8 {
+	if len(pos) != 16 || [4]byte(pos[:4]) != searchKeyMagic {
 		return SearchKey{}, false
 	}
-	return SearchKey{Score: math.Float32frombits(binary.LittleEndian.Uint32(pos)), ID: binary.LittleEndian.Uint32(pos[4:]), Text: string(pos[8:])}, true
+	return SearchKey{Key: binary.LittleEndian.Uint64(pos[4:]), ID: binary.LittleEndian.Uint32(pos[12:])}, true
+}
+
+// IsOldSearchPosition tells whether pos is a search position of the order
+// before ranking: a score, an id and a text.
+func IsOldSearchPosition(pos []byte) bool {
+	return len(pos) >= 8 && pos[3] != 0xFF
 }

@@ -23,9 +23,14 @@ func TestPositionsRoundTrip(t *testing.T) {
 	if got, ok := ParseIDPosition(AppendIDPosition(nil, 469718)); !ok || got != 469718 {
 		t.Errorf("id: %d %v", got, ok)
 	}
-	s := SearchKey{Score: 0.625, ID: 9, Text: "volkswagen golf 1.5 tsi"}
-	if got, ok := ParseSearchKey(s.AppendPosition(nil)); !ok || got.Score != s.Score || got.ID != s.ID || got.Text != s.Text {
+	s := SearchKey{Key: 0xF3A1 << 48, ID: 9}
+	if got, ok := ParseSearchKey(s.AppendPosition(nil)); !ok || got != s || IsOldSearchPosition(s.AppendPosition(nil)) {
 		t.Errorf("search: %+v %v", got, ok)
+	}
+	// A position of the order before ranking: score 0.625, id 9, text.
+	old := append([]byte{0, 0, 0x20, 0x3F, 9, 0, 0, 0}, "volkswagen golf 1.5 tsi"...)
+	if _, ok := ParseSearchKey(old); ok || !IsOldSearchPosition(old) {
+		t.Errorf("an old search position: parsed %v, recognised %v", ok, IsOldSearchPosition(old))
 	}
 	for _, short := range [][]byte{nil, {1}, {1, 2, 3}} {
 		if _, ok := ParseBrandKey(short); ok {

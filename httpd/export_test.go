@@ -54,3 +54,10 @@ func CheckDemoWithoutCatalogue(t testing.TB, c *engine.Catalogue, codec *publici
 		}()
 	}
 }
+
+// SearchCursor seals pos as the cursor of the full tier's search for the
+// folded query in locale lang, as the operation would: the tests forge a
+// cursor of the order before ranking with it.
+func SearchCursor(codec *publicid.Codec, folded, lang string, pos []byte) string {
+	return string(codec.AppendCursor(nil, binding(codec, tierFull, routeSearch, []byte(folded), []byte(lang)), pos))
+}

@@ -7,26 +7,33 @@ import (
 )
 
 // search answers GET /v1/search: typeahead over brand, model and display
-// name, scored as PostgreSQL pg_trgm's word_similarity(q, text), best first,
-// then by text and stable id; a query with no letter or digit returns an
-// empty list, never everything.
+// name, in the rank order of index/trigram's Rank (words matched,
+// exactness, brand and model before trim, proximity, popularity and
+// recency, stable id), with pg_trgm's word_similarity as the recall floor
+// and the score reported; a query with no letter or digit returns an empty
+// list, never everything.
 func (o *operations) search(rq *request, p *Params) error {
 	c := rq.v.cat
 	folded := c.SearchQuery(string(p.Q), rq.locale)
 	bind := binding(o.codec, tierFull, routeSearch, []byte(folded), rq.lang)
 	var after *engine.SearchPosition
-	if k, ok := engine.ParseSearchKey(openCursor(o.codec, rq, p.Cursor, bind)); ok {
+	pos := openCursor(o.codec, rq, p.Cursor, bind)
+	if k, ok := engine.ParseSearchKey(pos); ok {
 		// A cursor whose variant is gone restarts: every variant now sorts
 		// after it.
 		if row, found := c.RowAtOrBefore(k.ID); found {
-			after = &engine.SearchPosition{Score: k.Score, Text: k.Text, Row: row}
+			after = &engine.SearchPosition{Key: k.Key, Row: row}
 		}
+	} else if engine.IsOldSearchPosition(pos) {
+		// Read in the new order, its position would land anywhere.
+		return errStaleSearchCursor
 	}
 	var matches []engine.SearchMatch
+	var more bool
 	if after == nil {
-		matches = o.firstSearchPage(rq, folded, p.Limit)
+		matches, more = o.firstSearchPage(rq, folded, p.Limit)
 	} else {
-		matches = c.Search(rq.matches[:0], folded, o.threshold, after, p.Limit)
+		matches, more = c.Search(rq.matches[:0], folded, o.threshold, after, p.Limit)
 		rq.matches = matches
 	}
 	n := min(len(matches), p.Limit)
@@ -41,13 +48,16 @@ func (o *operations) search(rq *request, p *Params) error {
 		b = append(b, '}')
 	}
 	var next []byte
-	if len(matches) > n {
+	if more && n > 0 {
 		last := matches[n-1]
-		next = engine.SearchKey{Score: last.Score, ID: c.VarID[last.Row], Text: c.SearchText(last.Row)}.AppendPosition(rq.tmp[:0])
+		next = engine.SearchKey{Key: last.Key, ID: c.VarID[last.Row]}.AppendPosition(rq.tmp[:0])
 		rq.tmp = next
 	}
 	return listEnd(o.codec, rq, b, bind, next)
 }
+
+// errStaleSearchCursor answers a search cursor of the order before ranking.
+var errStaleSearchCursor = badRequest("cursor: this search cursor comes from the search order before ranking (issue 17) and cannot be resumed in the current order; repeat the search without cursor")
 
 // appendSearchResult appends a SearchResult without its closing brace.
 func (rq *request) appendSearchResult(b []byte, row uint32) []byte {

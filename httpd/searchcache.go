@@ -20,6 +20,7 @@ type searchPage struct {
 	epoch   uint32
 	limit   int
 	matches []engine.SearchMatch
+	more    bool // a next page follows
 }
 
 const searchMatchBytes = 8 // a row and a score: the cost of one match in an entry
@@ -29,23 +30,23 @@ func searchKey(folded string, epoch uint32, limit int) uint64 {
 }
 
 // firstSearchPage returns the first page of matches of folded on the
-// request's catalogue, from the cache when it holds it. The slice returned
-// must not be modified.
-func (o *operations) firstSearchPage(rq *request, folded string, limit int) []engine.SearchMatch {
+// request's catalogue, and whether a next page follows, from the cache when
+// it holds it. The slice returned must not be modified.
+func (o *operations) firstSearchPage(rq *request, folded string, limit int) ([]engine.SearchMatch, bool) {
 	key := searchKey(folded, rq.v.epoch, limit)
 	if o.searches != nil {
 		if p, ok := o.searches.Get(key); ok && p.folded == folded && p.epoch == rq.v.epoch && p.limit == limit {
 			o.searchHit()
-			return p.matches
+			return p.matches, p.more
 		}
 		o.searchMiss()
 	}
-	matches := rq.v.cat.Search(rq.matches[:0], folded, o.threshold, nil, limit)
+	matches, more := rq.v.cat.Search(rq.matches[:0], folded, o.threshold, nil, limit)
 	rq.matches = matches
 	if o.searches != nil {
 		// The cache keeps its own copy: rq.matches is reused by the next request.
-		p := &searchPage{folded: folded, epoch: rq.v.epoch, limit: limit, matches: append([]engine.SearchMatch(nil), matches...)}
+		p := &searchPage{folded: folded, epoch: rq.v.epoch, limit: limit, matches: append([]engine.SearchMatch(nil), matches...), more: more}
 		o.searches.Set(key, p, int64(len(folded)+64+len(matches)*searchMatchBytes))
 	}
-	return matches
+	return matches, more
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/vspec/catalogue/data/vocab"
 	"github.com/vspec/catalogue/engine"
 )
 
@@ -96,6 +97,11 @@ func Decode(h Header, payload []byte) (engine.Columns, error) {
 	if x.off != len(x.b) {
 		x.sec = "END!"
 		x.fail("%d bytes after the last section", len(x.b)-x.off)
+	}
+	// The search aliases are not in the snapshot: they come with the
+	// binary's vocabulary, like the labels' fallbacks.
+	for _, a := range vocab.Default().Aliases {
+		x.c.SearchAliases = append(x.c.SearchAliases, engine.SearchAlias{Alias: a.Alias, BrandSlug: a.Brand})
 	}
 	return x.c, x.err
 }

@@ -408,7 +408,7 @@ func TestConfigProblems(t *testing.T) {
 		{name: "origin without store", args: []string{"-origin", "/srv/snapshots"},
 			want: []string{`-origin (CATALOGUED_ORIGIN) = "/srv/snapshots": want -store (CATALOGUED_STORE) set too`}},
 		{name: "store URL", env: []string{"CATALOGUED_STORE=redis://u:hunter2@redis:port/0"}, not: "hunter2",
-			want: []string{`-store (CATALOGUED_STORE) = (`, `not shown): want redis://[USER:PASSWORD@]HOST:PORT/DB`, "invalid port"}},
+			want: []string{`-store (CATALOGUED_STORE) = "(not a URL)": want redis://[USER:PASSWORD@]HOST:PORT/DB`, "invalid port"}},
 		{name: "origin", args: []string{"-store", "redis://127.0.0.1:6379/0", "-origin", "s3://bucket/snapshots"},
 			want: []string{`-origin (CATALOGUED_ORIGIN) = "s3://bucket/snapshots": want a directory or an http(s) URL`, `scheme "s3"`}},
 		{name: "rollout poll", args: []string{"-rollout.poll", "0s"},

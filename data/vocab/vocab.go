@@ -144,6 +144,9 @@ type Vocabulary struct {
 	Enums  []EnumGroup
 	Brands []Brand
 	Models []ModelSeed
+	// Aliases are the search aliases of aliases.tsv: what people type for
+	// a brand ("vw", "merc", "chevy").
+	Aliases []BrandAlias
 
 	specIndex map[string]int
 	enumIndex map[string]int
@@ -258,7 +261,35 @@ func Load() (*Vocabulary, error) {
 	if err := v.loadModels(); err != nil {
 		return nil, err
 	}
+	if err := v.loadAliases(); err != nil {
+		return nil, err
+	}
 	return v, nil
+}
+
+// BrandAlias is one search alias of a brand.
+type BrandAlias struct {
+	Alias, Brand string // the alias as written; the brand's slug
+}
+
+// loadAliases reads aliases.tsv; every alias must name a known brand, once.
+func (v *Vocabulary) loadAliases() error {
+	slugs := map[string]bool{}
+	for _, b := range v.Brands {
+		slugs[b.Slug] = true
+	}
+	seen := map[string]bool{}
+	return rows("aliases.tsv", 2, 2, func(_ int, f []string) error {
+		if f[0] == "" || !slugs[f[1]] {
+			return fmt.Errorf("alias %q of unknown brand %q", f[0], f[1])
+		}
+		if seen[f[0]] {
+			return fmt.Errorf("alias %q twice", f[0])
+		}
+		seen[f[0]] = true
+		v.Aliases = append(v.Aliases, BrandAlias{Alias: f[0], Brand: f[1]})
+		return nil
+	})
 }
 
 // rows reads a tab-separated embedded file, skipping comments and blank

@@ -184,6 +184,21 @@ func TestApifyKey(t *testing.T) {
 	name := e.modelName(out)
 	sameJSON(t, "search", ok(t, call(t, cs, mcp.ToolSearch, map[string]any{"query": name, "limit": 3, "locale": "fr"}, nil)),
 		rest("/v1/search?q="+url.QueryEscape(name)+"&limit=3&locale=fr"))
+	// The ranked search (issue 17), alias and transliteration included, is
+	// the same operation: the same rows in the same order.
+	for _, q := range []string{"vw golf", "Тойота Королла"} {
+		got := ok(t, call(t, cs, mcp.ToolSearch, map[string]any{"query": q, "limit": 5}, nil))
+		sameJSON(t, "search "+q, got, rest("/v1/search?q="+url.QueryEscape(q)+"&limit=5"))
+		var page struct {
+			Data []struct {
+				BrandSlug string `json:"brand_slug"`
+			} `json:"data"`
+		}
+		json.Unmarshal(got, &page)
+		if len(page.Data) == 0 || page.Data[0].BrandSlug != map[string]string{"vw golf": "volkswagen", "Тойота Королла": "toyota"}[q] {
+			t.Errorf("search_catalogue %q: %+v", q, page.Data)
+		}
+	}
 
 	res := call(t, cs, mcp.ToolFilter, map[string]any{"fuel": "electric", "power_min": 100, "limit": 2}, nil)
 	sameJSON(t, "filter", ok(t, res), rest("/v1/variants?fuel=electric&power_min=100&limit=2"))

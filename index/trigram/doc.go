@@ -1,9 +1,52 @@
 // Package trigram is the catalogue's typeahead index: it finds, among about
 // 100,000 short texts (Fold(brand + " " + variant display name)), those whose
 // PostgreSQL pg_trgm word_similarity to a query reaches a threshold, best
-// first, with keyset paging. It owns the folding of texts and queries
-// (Fold), the trigram key (Trigram), the exact pg_trgm scoring
-// (WordSimilarity) and the index (Build, Index.Search).
+// first, with keyset paging (Build, Index.Search), and ranks the rows a
+// person means by their words (BuildRanked, Index.Rank). It owns the folding
+// of texts and queries (Fold), the transliteration of Cyrillic, Greek and
+// Arabic (AppendTranslit), the trigram key (Trigram), the exact pg_trgm
+// scoring (WordSimilarity) and the index.
+//
+// # Ranked search (Rank)
+//
+// Matching: a row matches when every query word (up to MaxRankWords)
+// matches a word of its brand, model or name, in any order: exactly, as a
+// prefix (the last word when the query does not end with a separator), or
+// with a typo (pg_trgm similarity of the two words at least 0.3, or one
+// byte inserted, deleted, replaced or two swapped, for query words of 4
+// letters or more that no word of the catalogue holds or starts with, as
+// Typesense's typo_tokens_threshold). A row also matches when
+// word_similarity reaches the threshold, so nothing Search finds is lost. A
+// query word that matches no word of the catalogue at all is left out of
+// "every query word". Row words include the halves
+// of a word joining letters and digits ("a4": "a", "4") and the join of a
+// letter word followed by a digit word ("c 200": "c200"), so both spellings
+// find both. Brand aliases (the caller's: data/vocab's "vw", "merc" and
+// every locale's local spelling) are words of each of the brand's rows. A
+// query word in Cyrillic, Greek or Arabic is also tried transliterated
+// ("королла" -> "korolla", a typo of "corolla") and with k written c and j
+// written g ("фокус" -> "focus"); a Cyrillic or Greek letter in a word with
+// Latin letters or digits is read as its Latin look-alike ("х3" -> "x3").
+//
+// The rank order, a total order: first the rows that every query word
+// matches, by (1) more exact matches, then more prefix matches (the rest are
+// typos); (2) more words matched in the brand or model than in trim words;
+// (3) more consecutive query words on consecutive row words, then more in
+// the query's order; (4) when a query word matched the model, fewer model
+// words left unmatched; (5) the static order the caller gives each row
+// (the engine's: generation era, in production first, brand popularity,
+// model position in its brand, newest generation), then the row. Then the
+// rows only word_similarity finds, in Search's order (score, text, row).
+// Ranked.Key packs items 1 to 4 (with the query's word count in the top 4
+// bits), or the float bits of the score for the rows only word_similarity
+// finds, so a keyset cursor is the key and the row.
+//
+// Rank finds the rows every word matches from the postings of the most
+// selective query word (the sum of the postings of the dictionary words it
+// matches), taken in static order from a bitset, and stops as soon as the
+// heap of Limit+1 holds only rows whose key equals the best key the query
+// can reach. The rows only word_similarity finds come from Search, in
+// batches, when the page still has room.
 //
 // # Semantics reproduced
 //

@@ -46,6 +46,8 @@ type Index struct {
 	// postLo..postHi, at denseOff[id] in dense (noDense for the others).
 	denseOff []uint32
 	dense    []uint64
+	// wx is the word side for Rank (BuildRanked); nil after Build.
+	wx *wordIndex
 }
 
 const noDense = ^uint32(0)
@@ -223,7 +225,20 @@ func (ix *Index) SizeBytes() int {
 	for i := range ix.post {
 		n += int(ix.post[i].GetSizeInBytes()) + 48
 	}
-	return n
+	return n + ix.WordIndexBytes()
+}
+
+// WordIndexBytes estimates the memory of the word side of the index
+// (BuildRanked), 0 after Build.
+func (ix *Index) WordIndexBytes() int {
+	if ix.wx == nil {
+		return 0
+	}
+	wx := ix.wx
+	return cap(wx.dict) + cap(wx.tokFlags) + cap(wx.rtPos) + cap(wx.rtField) + cap(wx.tokTriN) + 2*cap(wx.rowBrand) +
+		4*(cap(wx.ordRow)+cap(wx.rowOrd)+cap(wx.dictOff)+cap(wx.postOff)+cap(wx.post)+cap(wx.bmOff)+cap(wx.bmPost)+cap(wx.rtOff)+cap(wx.rtTok)+cap(wx.rtAlias)+
+			cap(wx.tokTriOff)+cap(wx.tokTri)+cap(wx.triKeys)+cap(wx.triOff)+cap(wx.triTok)) +
+		8*(cap(wx.tokPos)+cap(wx.modelMask)+cap(wx.prefBits)) + 2*cap(wx.prefKeys)
 }
 
 // buildWords fills the word dictionary and the slots from the trigram

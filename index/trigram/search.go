@@ -86,6 +86,7 @@ type Scratch struct {
 	gen       uint32   // the current search, for words
 	it        roaring.ManyIntIterator
 	buf       [256]uint32 // ranks from it
+	rank      rankScratch // Rank's own state
 }
 
 // hit is a scored text. When the score came from the exact integer loop,
