@@ -616,7 +616,10 @@ func (c *car) performance(r *rng) {
 		}
 		// The battery and the era limit the charging power.
 		if c.dcKW > 0 {
-			c.dcKW = math.Floor(math.Min(c.dcKW, math.Min(maxDCRate*c.batteryKWh, dcEraCap(c.year)))/5) * 5
+			// The cap uses the battery as recorded (0.1 kWh), so the recorded
+			// figures keep the C-rate too.
+			recorded := math.Round(c.batteryKWh*10) / 10
+			c.dcKW = math.Floor(math.Min(c.dcKW, math.Min(maxDCRate*recorded, dcEraCap(c.year)))/5) * 5
 		}
 	}
 	if c.isPHEV() {

@@ -13,6 +13,7 @@
 //	labels/<loc>.tsv labels of groups, specs and enum values per locale (same rows as labels/en.tsv)
 //	brands.tsv       brands: public id, slug, name, country, popularity, naming style, Wikidata id, localized names
 //	models_*.tsv     real model names per brand with body, segment, years and powertrain class
+//	generations.tsv  real generations (code, years, facelift) of the best-selling nameplates, in sales rank order
 //
 // The package imports only the standard library. It must not import the
 // engine, the loader or anything under httpd.

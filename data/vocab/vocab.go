@@ -134,6 +134,12 @@ type ModelSeed struct {
 	YearStart  int
 	YearEnd    int    // 0 when still in production
 	Powertrain string // petrol, ice, mixed, hybrid, phev, ev, fcev
+	// Rank is the nameplate's European sales rank from generations.tsv
+	// (1 sells best), 0 when the nameplate is not listed there.
+	Rank int
+	// Marks are its real generations from generations.tsv, oldest first;
+	// nil when not listed.
+	Marks []Mark
 }
 
 // Vocabulary is the parsed content of the embedded files. It is immutable
@@ -256,6 +262,9 @@ func Load() (*Vocabulary, error) {
 		return nil, err
 	}
 	if err := v.loadModels(); err != nil {
+		return nil, err
+	}
+	if err := v.loadGenerations(); err != nil {
 		return nil, err
 	}
 	return v, nil
