@@ -2,6 +2,9 @@ package gen
 
 import (
 	"math"
+	"slices"
+
+	"github.com/vspec/catalogue/data/vocab"
 )
 
 // car is the physical model of one variant from which every spec value is
@@ -19,6 +22,7 @@ type car struct {
 	trim      int // 0 = base trim
 	trims     int // number of trims of the brand
 	trimLevel float64
+	limits    vocab.Limits // the nameplate's fuels, drives and power by year (powertrains.tsv)
 
 	drive        string // front, rear, all
 	transmission string // manual, automatic, dct, cvt, single_speed, amt
@@ -224,7 +228,12 @@ func (c *car) powertrain(r *rng) {
 		c.quadricycle(q, r)
 		return
 	}
-	c.kw = math.Max(25, math.Round(c.drawPower(r)*0.7355))
+	hp := c.drawPower(r)
+	// Within the nameplate's real range for that year (powertrains.tsv).
+	if lo, hi, ok := c.limits.HP(c.year); ok {
+		hp = clamp(hp, float64(lo), float64(hi))
+	}
+	c.kw = math.Max(25, math.Round(hp*0.7355))
 	c.hp = math.Round(c.kw * 1.35962)
 	c.checkDrive(r)
 
@@ -377,7 +386,7 @@ func (c *car) drawPower(r *rng) float64 {
 // cars beyond what one motor gives.
 func (c *car) checkDrive(r *rng) {
 	switch {
-	case fourByFourOnly(c.brand, c.model):
+	case c.limits.FourByFourOnly():
 		c.drive = "all"
 	case c.segment == 'A' && c.body != "suv" && c.drive == "all":
 		c.drive = "front"
@@ -392,6 +401,58 @@ func (c *car) checkDrive(r *rng) {
 	if c.isEV() && c.hp > evSingleMotorMaxHP {
 		c.drive = "all"
 	}
+	// The drives the nameplate was sold with in that year come last: a
+	// rear-engined Twingo is rear-driven whatever its power.
+	if allowed := c.limits.Drives(c.year); allowed != nil && !slices.Contains(allowed, c.drive) {
+		switch {
+		case slices.Contains(allowed, "all") && (c.drive == "all" || c.hp > frontDriveMaxHP || len(allowed) == 1):
+			c.drive = "all"
+		case c.drive == "front" && slices.Contains(allowed, "rear"):
+			c.drive = "rear"
+		case c.drive == "rear" && slices.Contains(allowed, "front"):
+			c.drive = "front"
+		default:
+			c.drive = allowed[0]
+		}
+	}
+}
+
+// allowFuels narrows the fuel shares of the nameplate's powertrain class to
+// the fuels it was sold with that year (powertrains.tsv); a listed fuel the
+// class does not draw gets a typical share. Without a row, an electric
+// version is only drawn for electric nameplates: a combustion nameplate
+// has one only where the data says so (e-Golf 2014-2020, not a 1995 Golf).
+func (c *car) allowFuels(powertrain string, fuels []string, w []float64) ([]string, []float64) {
+	allowed := c.limits.Fuels(c.year)
+	if allowed == nil {
+		var f2 []string
+		var w2 []float64
+		for i, f := range fuels {
+			// No exotic diesel (a Bentayga V8 Diesel is listed in the data).
+			if (f == "electric" && powertrain != "ev") || (f == "diesel" && exoticPower(c.brand)) {
+				continue
+			}
+			f2, w2 = append(f2, f), append(w2, w[i])
+		}
+		return f2, w2
+	}
+	var f2 []string
+	var w2 []float64
+	for _, f := range allowed {
+		share := typicalFuelShare[f]
+		if i := slices.Index(fuels, f); i >= 0 && w[i] > 0 {
+			share = w[i]
+		}
+		f2, w2 = append(f2, f), append(w2, share)
+	}
+	return f2, w2
+}
+
+// typicalFuelShare is the share a fuel gets among a nameplate's versions when
+// its powertrain class would not draw it at all.
+var typicalFuelShare = map[string]float64{
+	"petrol": 0.5, "diesel": 0.3, "electric": 0.1, "hybrid": 0.12, "plug_in_hybrid": 0.1, "mild_hybrid": 0.15,
+	"lpg": 0.04, "cng": 0.03, "ethanol": 0.03, "hydrogen": 0.05,
 }
 
 // kerbBase is the kerb weight (kg, with driver's 75 kg as EU kerb weights

@@ -122,7 +122,8 @@ type modelPlan struct {
 	ordinal int // position within the brand in the vocabulary, 1-based
 	demo    int // index in DemoModels, -1 when not a demo model
 	gens    []*genPlan
-	real    []genPhase // its real generations from generations.tsv, nil when not listed
+	real    []genPhase   // its real generations from generations.tsv, nil when not listed
+	limits  vocab.Limits // its fuels, drives and power by year from powertrains.tsv
 }
 
 type genPlan struct {
@@ -179,7 +180,7 @@ func (g *generator) pickModels(n int) error {
 		if d, ok := g.demoIndex[ms.Brand+"\t"+ms.Name]; ok {
 			demo = d
 		}
-		p := &modelPlan{seed: ms, brand: b, ordinal: o, demo: demo, id: dataset.ModelID(b.ID, o)}
+		p := &modelPlan{seed: ms, brand: b, ordinal: o, demo: demo, id: dataset.ModelID(b.ID, o), limits: g.v.PowertrainLimits(ms.Brand, ms.Name)}
 		cands = append(cands, cand{p, o, b.Popularity})
 	}
 	if len(cands) < n {

@@ -82,6 +82,7 @@ func (g *generator) emitVariants() error {
 			platform := car{
 				brand: m.brand.Slug, model: m.seed.Name, style: m.brand.Style, premium: premiumBrand[m.brand.Slug],
 				segment: m.seed.Segment, body: m.seed.Body, year: gp.from, genYear: gp.yearStart, trims: len(trims),
+				limits: m.limits,
 			}
 			platform.shape(r)
 			pending := make([]pendingVariant, 0, gp.variants)
@@ -96,6 +97,7 @@ func (g *generator) emitVariants() error {
 					pv.demo = true
 				} else {
 					fuels, w := fuelShares(m.seed.Powertrain, c.brand, c.year)
+					fuels, w = c.allowFuels(m.seed.Powertrain, fuels, w)
 					c.fuel = fuels[r.weighted(w)]
 					pv.noSpec = !demoModel && r.chance(shareNoSpecs)
 				}

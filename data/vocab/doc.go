@@ -14,6 +14,7 @@
 //	brands.tsv       brands: public id, slug, name, country, popularity, naming style, Wikidata id, localized names
 //	models_*.tsv     real model names per brand with body, segment, years and powertrain class
 //	generations.tsv  real generations (code, years, facelift) of the best-selling nameplates, in sales rank order
+//	powertrains.tsv  fuels, driven wheels and power range per nameplate (or brand) and model years
 //
 // The package imports only the standard library. It must not import the
 // engine, the loader or anything under httpd.

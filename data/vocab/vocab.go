@@ -150,6 +150,9 @@ type Vocabulary struct {
 	Enums  []EnumGroup
 	Brands []Brand
 	Models []ModelSeed
+	// Powertrains are the rows of powertrains.tsv: fuels, drives and power
+	// per nameplate and model years.
+	Powertrains []PowertrainRule
 
 	specIndex map[string]int
 	enumIndex map[string]int
@@ -265,6 +268,9 @@ func Load() (*Vocabulary, error) {
 		return nil, err
 	}
 	if err := v.loadGenerations(); err != nil {
+		return nil, err
+	}
+	if err := v.loadPowertrains(); err != nil {
 		return nil, err
 	}
 	return v, nil
