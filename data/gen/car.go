@@ -22,7 +22,9 @@ type car struct {
 	trim      int // 0 = base trim
 	trims     int // number of trims of the brand
 	trimLevel float64
-	limits    vocab.Limits // the nameplate's fuels, drives and power by year (powertrains.tsv)
+	limits    vocab.Limits          // the nameplate's fuels, drives and power by year (powertrains.tsv)
+	families  []*vocab.EngineFamily // the brand's engine families (engines.tsv), nil when not listed
+	family    *vocab.EngineFamily   // the family of this variant's engine, nil when derived
 
 	drive        string // front, rear, all
 	transmission string // manual, automatic, dct, cvt, single_speed, amt
@@ -233,6 +235,7 @@ func (c *car) powertrain(r *rng) {
 	if lo, hi, ok := c.limits.HP(c.year); ok {
 		hp = clamp(hp, float64(lo), float64(hi))
 	}
+	hp = c.pickFamily(hp)
 	c.kw = math.Max(25, math.Round(hp*0.7355))
 	c.hp = math.Round(c.kw * 1.35962)
 	c.checkDrive(r)
@@ -248,10 +251,27 @@ func (c *car) powertrain(r *rng) {
 	if c.weight/c.kw > maxKgPerKW {
 		c.kw = math.Ceil(c.weight / maxKgPerKW)
 		c.hp = math.Round(c.kw * 1.35962)
+		// The least powerful engine of the brand's families that is enough,
+		// or no family when none is.
+		if c.family != nil {
+			c.family = nil
+			best := math.Inf(1)
+			c.eachStep(func(f *vocab.EngineFamily, hp float64) {
+				if kw := math.Round(hp * 0.7355); kw >= c.kw && kw < best {
+					best, c.family = kw, f
+				}
+			})
+			if c.family != nil {
+				c.kw, c.hp = best, math.Round(best*1.35962)
+			}
+		}
 	}
 
 	if c.hasICE() {
 		c.turbo = c.fuel == "diesel" || (c.year >= 2008 && r.chance(0.8)) || (c.year < 2008 && r.chance(0.2)) || c.kw > 200
+		if c.family != nil {
+			c.turbo = c.family.Turbo
+		}
 		specific := r.between(45, 60) // kW per litre, naturally aspirated
 		if c.turbo {
 			specific = r.between(62, 88)
@@ -268,6 +288,8 @@ func (c *car) powertrain(r *rng) {
 		}
 		c.dispCC = nearestDisplacement(math.Max(iceKW/specific*1000, minDisplacement(c.segment, c.fuel)))
 		switch {
+		case c.family != nil:
+			c.dispCC, c.cylinders = c.family.CC, c.family.Cylinders
 		case c.dispCC < 1100:
 			c.cylinders = 3
 		case c.dispCC < 2600:
@@ -423,6 +445,23 @@ func (c *car) checkDrive(r *rng) {
 // version is only drawn for electric nameplates: a combustion nameplate
 // has one only where the data says so (e-Golf 2014-2020, not a 1995 Golf).
 func (c *car) allowFuels(powertrain string, fuels []string, w []float64) ([]string, []float64) {
+	f, w := c.narrowFuels(powertrain, fuels, w)
+	// A brand with engine families has no petrol or diesel version where
+	// none of its engines fits that year (no Yaris diesel in 2024).
+	var f2 []string
+	var w2 []float64
+	for i, fuel := range f {
+		if c.familyFits(fuel) {
+			f2, w2 = append(f2, fuel), append(w2, w[i])
+		}
+	}
+	if f2 == nil {
+		return f, w
+	}
+	return f2, w2
+}
+
+func (c *car) narrowFuels(powertrain string, fuels []string, w []float64) ([]string, []float64) {
 	allowed := c.limits.Fuels(c.year)
 	if allowed == nil {
 		var f2 []string
@@ -446,6 +485,70 @@ func (c *car) allowFuels(powertrain string, fuels []string, w []float64) ([]stri
 		f2, w2 = append(f2, f), append(w2, share)
 	}
 	return f2, w2
+}
+
+// pickFamily takes a petrol or diesel engine (or a mild hybrid's petrol
+// base) from the brand's engine families on sale in the model year: the
+// power step nearest to hp within the nameplate's range. It returns the
+// step's power, or hp unchanged when no family fits (other fuels, brands
+// engines.tsv does not list, years before their first family).
+func (c *car) pickFamily(hp float64) float64 {
+	c.family = nil
+	best, bestDiff := 0.0, math.Inf(1)
+	c.eachStep(func(f *vocab.EngineFamily, s float64) {
+		if d := math.Abs(s - hp); d < bestDiff {
+			best, bestDiff, c.family = s, d, f
+		}
+	})
+	if c.family == nil {
+		return hp
+	}
+	return best
+}
+
+// familyKind is the engine kind (petrol or diesel) a fuel is built from, ""
+// for fuels engines.tsv does not cover.
+func familyKind(fuel string) string {
+	switch fuel {
+	case "petrol", "mild_hybrid":
+		return "petrol"
+	case "diesel":
+		return "diesel"
+	}
+	return ""
+}
+
+// eachStep calls fn with every power step of the brand's families of the
+// car's engine kind on sale in its model year and within the nameplate's
+// power range.
+func (c *car) eachStep(fn func(f *vocab.EngineFamily, hp float64)) {
+	kind := familyKind(c.fuel)
+	lo, hi, limited := c.limits.HP(c.year)
+	for _, f := range c.families {
+		if f.Fuel != kind || !f.Covers(c.year) {
+			continue
+		}
+		for _, step := range f.HP {
+			if !limited || (step >= lo && step <= hi) {
+				fn(f, float64(step))
+			}
+		}
+	}
+}
+
+// familyFits reports whether a brand with engine families has an engine
+// for fuel in the car's year and power range; fuels the families do not
+// cover always fit.
+func (c *car) familyFits(fuel string) bool {
+	if c.families == nil || familyKind(fuel) == "" {
+		return true
+	}
+	saved := c.fuel
+	c.fuel = fuel
+	fits := false
+	c.eachStep(func(*vocab.EngineFamily, float64) { fits = true })
+	c.fuel = saved
+	return fits
 }
 
 // typicalFuelShare is the share a fuel gets among a nameplate's versions when

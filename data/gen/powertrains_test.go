@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -20,6 +21,8 @@ type ptFacts struct {
 	hp                 float64 // 0 when not recorded
 	from, to           int     // the generation's model years within the nameplate's
 	limits             vocab.Limits
+	dispCC, cylinders  int // 0 when not recorded
+	families           []*vocab.EngineFamily
 }
 
 // anyYear reports whether ok holds in some model year of the generation.
@@ -76,6 +79,23 @@ var powertrainRules = []struct {
 		}
 		return ""
 	}},
+	{"engine not from its brand's families of the era (engines.tsv)", func(f *ptFacts) string {
+		kind := map[string]string{"petrol": "petrol", "mild_hybrid": "petrol", "diesel": "diesel"}[f.fuel]
+		if f.families == nil || kind == "" || f.hp == 0 || f.dispCC == 0 {
+			return ""
+		}
+		for _, fam := range f.families {
+			if fam.Fuel != kind || fam.CC != f.dispCC || (f.cylinders != 0 && fam.Cylinders != f.cylinders) || !f.anyYear(fam.Covers) {
+				continue
+			}
+			for _, step := range fam.HP {
+				if math.Abs(float64(step)-f.hp) <= 1 {
+					return ""
+				}
+			}
+		}
+		return fmt.Sprintf("%d cc, %d cylinders, %.0f hp in %d-%d", f.dispCC, f.cylinders, f.hp, f.from, f.to)
+	}},
 	{"power outside the nameplate's range", func(f *ptFacts) string {
 		if f.hp == 0 {
 			return ""
@@ -116,9 +136,12 @@ func collectPTFacts(s *dataset.Set) (facts []ptFacts, demo map[int]bool) {
 			to:     min(endYear(int(g.YearEnd)), endYear(seed.YearEnd)),
 			limits: v.PowertrainLimits(brand, m.Name),
 		}
-		if hp, ok := specs(s, row)["power_hp"]; ok {
+		sp := specs(s, row)
+		if hp, ok := sp["power_hp"]; ok {
 			f.hp = float64(hp)
 		}
+		f.dispCC, f.cylinders = int(sp["displacement_cc"]), int(sp["cylinders"])
+		f.families = v.EngineFamilies(brand)
 		facts = append(facts, f)
 	}
 	return facts, demo
@@ -194,6 +217,13 @@ func TestPowertrainRulesCatch(t *testing.T) {
 	f(3, car("ford", "Mustang", "petrol", "front", 300, 2015, 2018), true)
 	f(3, car("land-rover", "Defender", "diesel", "front", 120, 1990, 1995), true)
 	f(3, car("mercedes-benz", "G-Class", "diesel", "all", 200, 1990, 1995), false)
-	f(4, car("toyota", "Yaris", "petrol", "front", 400, 2011, 2014), true)
-	f(4, car("toyota", "Yaris", "petrol", "front", 100, 2011, 2014), false)
+	golf := car("volkswagen", "Golf", "petrol", "front", 150, 2012, 2016)
+	golf.dispCC, golf.cylinders, golf.families = 1390, 4, v.EngineFamilies("volkswagen")
+	f(4, golf, false)
+	golf.hp = 152
+	f(4, golf, true)
+	golf.hp, golf.from, golf.to = 150, 1992, 1995
+	f(4, golf, true)
+	f(5, car("toyota", "Yaris", "petrol", "front", 400, 2011, 2014), true)
+	f(5, car("toyota", "Yaris", "petrol", "front", 100, 2011, 2014), false)
 }

@@ -15,6 +15,7 @@
 //	models_*.tsv     real model names per brand with body, segment, years and powertrain class
 //	generations.tsv  real generations (code, years, facelift) of the best-selling nameplates, in sales rank order
 //	powertrains.tsv  fuels, driven wheels and power range per nameplate (or brand) and model years
+//	engines.tsv      engine families per brand group and era: badge, displacement, cylinders, power steps
 //
 // The package imports only the standard library. It must not import the
 // engine, the loader or anything under httpd.

@@ -153,6 +153,8 @@ type Vocabulary struct {
 	// Powertrains are the rows of powertrains.tsv: fuels, drives and power
 	// per nameplate and model years.
 	Powertrains []PowertrainRule
+	// Engines are the engine families of engines.tsv.
+	Engines []EngineFamily
 
 	specIndex map[string]int
 	enumIndex map[string]int
@@ -271,6 +273,9 @@ func Load() (*Vocabulary, error) {
 		return nil, err
 	}
 	if err := v.loadPowertrains(); err != nil {
+		return nil, err
+	}
+	if err := v.loadEngines(); err != nil {
 		return nil, err
 	}
 	return v, nil

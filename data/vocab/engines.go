@@ -1,0 +1,98 @@
+package vocab
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// EngineFamily is one row of engines.tsv: an engine a brand group sold in a
+// span of model years, with the power steps it came in.
+type EngineFamily struct {
+	Brands    []string
+	Fuel      string // petrol or diesel
+	Badge     string // "TSI", "dCi", ...; "" when sold under the displacement alone
+	CC        int
+	Cylinders int
+	Turbo     bool
+	HP        []int // ascending
+	First     int
+	Last      int // 0: still on sale
+}
+
+// Covers reports whether the family was on sale in model year y.
+func (f *EngineFamily) Covers(y int) bool { return y >= f.First && (f.Last == 0 || y <= f.Last) }
+
+// EngineFamilies returns the families a brand builds its engines from, nil
+// when engines.tsv does not list the brand.
+func (v *Vocabulary) EngineFamilies(brand string) []*EngineFamily {
+	var out []*EngineFamily
+	for i := range v.Engines {
+		for _, b := range v.Engines[i].Brands {
+			if b == brand {
+				out = append(out, &v.Engines[i])
+			}
+		}
+	}
+	return out
+}
+
+// loadEngines reads engines.tsv.
+func (v *Vocabulary) loadEngines() error {
+	brands := map[string]bool{}
+	for _, b := range v.Brands {
+		brands[b.Slug] = true
+	}
+	num := func(s string, lo, hi int) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < lo || n > hi {
+			return 0, fmt.Errorf("bad number %q (want %d-%d)", s, lo, hi)
+		}
+		return n, nil
+	}
+	return rows("engines.tsv", 8, 9, func(_ int, f []string) error {
+		e := EngineFamily{Brands: strings.Split(f[0], ","), Fuel: f[1], Badge: f[2]}
+		for _, b := range e.Brands {
+			if !brands[b] {
+				return fmt.Errorf("unknown brand %q", b)
+			}
+		}
+		if e.Fuel != "petrol" && e.Fuel != "diesel" {
+			return fmt.Errorf("fuel %q: petrol or diesel", e.Fuel)
+		}
+		var err error
+		if e.CC, err = num(f[3], 500, 9000); err != nil {
+			return err
+		}
+		if e.Cylinders, err = num(f[4], 2, 16); err != nil {
+			return err
+		}
+		switch f[5] {
+		case "turbo":
+			e.Turbo = true
+		case "na":
+		default:
+			return fmt.Errorf("aspiration %q: turbo or na", f[5])
+		}
+		for _, s := range strings.Split(f[6], ",") {
+			hp, err := num(strings.TrimSpace(s), 20, 2000)
+			if err != nil {
+				return err
+			}
+			if n := len(e.HP); n > 0 && hp <= e.HP[n-1] {
+				return fmt.Errorf("power steps not ascending at %d", hp)
+			}
+			e.HP = append(e.HP, hp)
+		}
+		if e.First, err = num(f[7], 1930, 2026); err != nil {
+			return err
+		}
+		if f[8] != "" {
+			if e.Last, err = num(f[8], e.First, 2026); err != nil {
+				return err
+			}
+		}
+		v.Engines = append(v.Engines, e)
+		return nil
+	})
+}
