@@ -256,10 +256,11 @@ func (c *car) powertrain(r *rng) {
 		if c.family != nil {
 			c.family = nil
 			best := math.Inf(1)
-			c.eachStep(func(f *vocab.EngineFamily, hp float64) {
+			c.eachStep(func(f *vocab.EngineFamily, hp float64) bool {
 				if kw := math.Round(hp * 0.7355); kw >= c.kw && kw < best {
 					best, c.family = kw, f
 				}
+				return true
 			})
 			if c.family != nil {
 				c.kw, c.hp = best, math.Round(best*1.35962)
@@ -495,10 +496,11 @@ func (c *car) narrowFuels(powertrain string, fuels []string, w []float64) ([]str
 func (c *car) pickFamily(hp float64) float64 {
 	c.family = nil
 	best, bestDiff := 0.0, math.Inf(1)
-	c.eachStep(func(f *vocab.EngineFamily, s float64) {
+	c.eachStep(func(f *vocab.EngineFamily, s float64) bool {
 		if d := math.Abs(s - hp); d < bestDiff {
 			best, bestDiff, c.family = s, d, f
 		}
+		return true
 	})
 	if c.family == nil {
 		return hp
@@ -520,8 +522,8 @@ func familyKind(fuel string) string {
 
 // eachStep calls fn with every power step of the brand's families of the
 // car's engine kind on sale in its model year and within the nameplate's
-// power range.
-func (c *car) eachStep(fn func(f *vocab.EngineFamily, hp float64)) {
+// power range, until fn returns false.
+func (c *car) eachStep(fn func(f *vocab.EngineFamily, hp float64) bool) {
 	kind := familyKind(c.fuel)
 	lo, hi, limited := c.limits.HP(c.year)
 	for _, f := range c.families {
@@ -529,8 +531,8 @@ func (c *car) eachStep(fn func(f *vocab.EngineFamily, hp float64)) {
 			continue
 		}
 		for _, step := range f.HP {
-			if !limited || (step >= lo && step <= hi) {
-				fn(f, float64(step))
+			if (!limited || (step >= lo && step <= hi)) && !fn(f, float64(step)) {
+				return
 			}
 		}
 	}
@@ -546,7 +548,7 @@ func (c *car) familyFits(fuel string) bool {
 	saved := c.fuel
 	c.fuel = fuel
 	fits := false
-	c.eachStep(func(*vocab.EngineFamily, float64) { fits = true })
+	c.eachStep(func(*vocab.EngineFamily, float64) bool { fits = true; return false })
 	c.fuel = saved
 	return fits
 }
