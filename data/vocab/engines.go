@@ -39,6 +39,15 @@ func (v *Vocabulary) EngineFamilies(brand string) []*EngineFamily {
 
 // loadEngines reads engines.tsv.
 func (v *Vocabulary) loadEngines() error {
+	b, err := files.ReadFile("engines.tsv")
+	if err != nil {
+		return fmt.Errorf("cannot read engines.tsv: %w", err)
+	}
+	return v.loadEnginesFrom(b)
+}
+
+// loadEnginesFrom parses the content of engines.tsv.
+func (v *Vocabulary) loadEnginesFrom(b []byte) error {
 	brands := map[string]bool{}
 	for _, b := range v.Brands {
 		brands[b.Slug] = true
@@ -50,7 +59,7 @@ func (v *Vocabulary) loadEngines() error {
 		}
 		return n, nil
 	}
-	return rows("engines.tsv", 8, 9, func(_ int, f []string) error {
+	return rowsOf("engines.tsv", b, 8, 9, func(_ int, f []string) error {
 		e := EngineFamily{Brands: strings.Split(f[0], ","), Fuel: f[1], Badge: f[2]}
 		for _, b := range e.Brands {
 			if !brands[b] {

@@ -46,6 +46,15 @@ func (mk Mark) Phases() []Phase {
 // loadGenerations reads generations.tsv into the models' Marks and sales
 // ranks. It runs after loadModels.
 func (v *Vocabulary) loadGenerations() error {
+	b, err := files.ReadFile("generations.tsv")
+	if err != nil {
+		return fmt.Errorf("cannot read generations.tsv: %w", err)
+	}
+	return v.loadGenerationsFrom(b)
+}
+
+// loadGenerationsFrom parses the content of generations.tsv.
+func (v *Vocabulary) loadGenerationsFrom(b []byte) error {
 	index := map[string]int{}
 	for i, m := range v.Models {
 		index[m.Brand+"\t"+m.Name] = i
@@ -53,7 +62,7 @@ func (v *Vocabulary) loadGenerations() error {
 	rank := 0
 	last := ""
 	names := map[string]bool{}
-	err := rows("generations.tsv", 4, 7, func(_ int, f []string) error {
+	err := rowsOf("generations.tsv", b, 4, 7, func(_ int, f []string) error {
 		key := f[0] + "\t" + f[1]
 		mi, ok := index[key]
 		if !ok {

@@ -108,6 +108,15 @@ func (l Limits) union(y int, field func(PowertrainRule) []string) []string {
 
 // loadPowertrains reads powertrains.tsv. It runs after loadModels.
 func (v *Vocabulary) loadPowertrains() error {
+	b, err := files.ReadFile("powertrains.tsv")
+	if err != nil {
+		return fmt.Errorf("cannot read powertrains.tsv: %w", err)
+	}
+	return v.loadPowertrainsFrom(b)
+}
+
+// loadPowertrainsFrom parses the content of powertrains.tsv.
+func (v *Vocabulary) loadPowertrainsFrom(b []byte) error {
 	models := map[string]ModelSeed{}
 	brands := map[string]bool{}
 	for _, m := range v.Models {
@@ -139,7 +148,7 @@ func (v *Vocabulary) loadPowertrains() error {
 		}
 		return y, nil
 	}
-	return rows("powertrains.tsv", 5, 8, func(_ int, f []string) error {
+	return rowsOf("powertrains.tsv", b, 5, 8, func(_ int, f []string) error {
 		r := PowertrainRule{Brand: f[0], Model: f[1]}
 		if !brands[r.Brand] {
 			return fmt.Errorf("unknown brand %q", r.Brand)

@@ -288,6 +288,11 @@ func rows(name string, min, max int, fn func(line int, f []string) error) error 
 	if err != nil {
 		return fmt.Errorf("cannot read %s: %w", name, err)
 	}
+	return rowsOf(name, b, min, max, fn)
+}
+
+// rowsOf is rows over the content b of the file name.
+func rowsOf(name string, b []byte, min, max int, fn func(line int, f []string) error) error {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	n := 0
