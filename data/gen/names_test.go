@@ -18,7 +18,7 @@ var nameRules = []editorRule{
 				continue
 			}
 			rest = strings.ReplaceAll(rest, " "+b+" ", " ")
-			if e := badgeEras[b]; !e.has(f.year) {
+			if e := badgeEras()[b]; !e.has(f.year) {
 				return fmt.Sprintf("%s is %d-%d", b, e.first, e.last)
 			}
 			if b == "TDI" {
@@ -166,7 +166,7 @@ func longestFirst[T any](m map[string]T) []string {
 	return keys
 }
 
-func badgesLongestFirst() []string { return longestFirst(badgeEras) }
+func badgesLongestFirst() []string { return longestFirst(badgeEras()) }
 func trimsLongestFirst() []string  { return longestFirst(trimRules) }
 
 // TestNameInvariants checks the naming rules on the full catalogue.

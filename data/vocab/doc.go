@@ -16,6 +16,7 @@
 //	generations.tsv  real generations (code, years, facelift) of the best-selling nameplates, in sales rank order
 //	powertrains.tsv  fuels, driven wheels and power range per nameplate (or brand) and model years
 //	engines.tsv      engine families per brand group and era: badge, displacement, cylinders, power steps
+//	badges.tsv       engine and hybrid badges: the years each was on sale, its predecessor and successor
 //
 // The package imports only the standard library. It must not import the
 // engine, the loader or anything under httpd.

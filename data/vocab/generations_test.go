@@ -185,3 +185,34 @@ func FuzzEngines(f *testing.F) {
 		}
 	})
 }
+
+func TestBadgesRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadBadgesFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("TSI\t2005\nTSI\t2006", "twice")
+	f("HDi\t2013\t1998", "before first")
+	f("TSI\t20o5", "bad year")
+	if b := load(t).Badges["HDi"]; b.First != 1998 || b.Last != 2013 || b.After != "BlueHDi" || b.Before != "TD" {
+		t.Errorf("HDi %+v", b)
+	}
+}
+
+func FuzzBadges(f *testing.F) {
+	f.Add([]byte("HDi\t1998\t2013\tTD\tBlueHDi\nTD\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadBadgesFrom(b); err != nil {
+			return
+		}
+		for name, bd := range v.Badges {
+			if name == "" || (bd.Last != 0 && bd.Last < bd.First) {
+				t.Fatalf("accepted %q %+v", name, bd)
+			}
+		}
+	})
+}

@@ -155,6 +155,8 @@ type Vocabulary struct {
 	Powertrains []PowertrainRule
 	// Engines are the engine families of engines.tsv.
 	Engines []EngineFamily
+	// Badges are the engine and hybrid badges of badges.tsv by name.
+	Badges map[string]Badge
 
 	specIndex map[string]int
 	enumIndex map[string]int
@@ -276,6 +278,9 @@ func Load() (*Vocabulary, error) {
 		return nil, err
 	}
 	if err := v.loadEngines(); err != nil {
+		return nil, err
+	}
+	if err := v.loadBadges(); err != nil {
 		return nil, err
 	}
 	return v, nil
