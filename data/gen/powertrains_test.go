@@ -141,7 +141,7 @@ func collectPTFacts(s *dataset.Set) (facts []ptFacts, demo map[int]bool) {
 			f.hp = float64(hp)
 		}
 		f.dispCC, f.cylinders = int(sp["displacement_cc"]), int(sp["cylinders"])
-		f.families = v.EngineFamilies(brand)
+		f.families = v.EngineFamiliesFor(brand, m.Name)
 		facts = append(facts, f)
 	}
 	return facts, demo

@@ -82,7 +82,7 @@ func (g *generator) emitVariants() error {
 			platform := car{
 				brand: m.brand.Slug, model: m.seed.Name, style: m.brand.Style, premium: premiumBrand[m.brand.Slug],
 				segment: m.seed.Segment, body: m.seed.Body, year: gp.from, genYear: gp.yearStart, trims: len(trims),
-				limits: m.limits, families: g.v.EngineFamilies(m.brand.Slug),
+				limits: m.limits, families: g.v.EngineFamiliesFor(m.brand.Slug, m.seed.Name),
 			}
 			platform.shape(r)
 			pending := make([]pendingVariant, 0, gp.variants)

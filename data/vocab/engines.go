@@ -2,6 +2,7 @@ package vocab
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -18,6 +19,9 @@ type EngineFamily struct {
 	HP        []int // ascending
 	First     int
 	Last      int // 0: still on sale
+	// Models are the only nameplates that had it (a halo engine: the
+	// Mustang's V8); nil for every nameplate of the brands.
+	Models []string
 }
 
 // Covers reports whether the family was on sale in model year y.
@@ -32,6 +36,19 @@ func (v *Vocabulary) EngineFamilies(brand string) []*EngineFamily {
 			if b == brand {
 				out = append(out, &v.Engines[i])
 			}
+		}
+	}
+	return out
+}
+
+// EngineFamiliesFor returns the families a nameplate's engines come from:
+// the brand's families that name no nameplate, and those naming it (a halo
+// engine such as the Mustang's V8 stays in its nameplates).
+func (v *Vocabulary) EngineFamiliesFor(brand, model string) []*EngineFamily {
+	var out []*EngineFamily
+	for _, f := range v.EngineFamilies(brand) {
+		if f.Models == nil || slices.Contains(f.Models, model) {
+			out = append(out, f)
 		}
 	}
 	return out
@@ -59,7 +76,7 @@ func (v *Vocabulary) loadEnginesFrom(b []byte) error {
 		}
 		return n, nil
 	}
-	return rowsOf("engines.tsv", b, 8, 9, func(_ int, f []string) error {
+	return rowsOf("engines.tsv", b, 8, 10, func(_ int, f []string) error {
 		e := EngineFamily{Brands: strings.Split(f[0], ","), Fuel: f[1], Badge: f[2]}
 		for _, b := range e.Brands {
 			if !brands[b] {
@@ -99,6 +116,19 @@ func (v *Vocabulary) loadEnginesFrom(b []byte) error {
 		if f[8] != "" {
 			if e.Last, err = num(f[8], e.First, 2026); err != nil {
 				return err
+			}
+		}
+		if f[9] != "" {
+			for _, m := range strings.Split(f[9], ",") {
+				m = strings.TrimSpace(m)
+				known := false
+				for _, ms := range v.Models {
+					known = known || (ms.Name == m && slices.Contains(e.Brands, ms.Brand))
+				}
+				if !known {
+					return fmt.Errorf("unknown nameplate %q of %v", m, e.Brands)
+				}
+				e.Models = append(e.Models, m)
 			}
 		}
 		v.Engines = append(v.Engines, e)
