@@ -25,7 +25,7 @@ func (e era) has(year int) bool { return year >= e.first && (e.last == 0 || year
 var badgeTable = sync.OnceValue(func() map[string]vocab.Badge { return vocab.Default().Badges })
 
 // badgeEras are the eras of the badges of badges.tsv.
-func badgeEras() map[string]era {
+var badgeEras = sync.OnceValue(func() map[string]era {
 	out := map[string]era{}
 	for name, b := range badgeTable() {
 		if b.First != 0 {
@@ -33,7 +33,7 @@ func badgeEras() map[string]era {
 		}
 	}
 	return out
-}
+})
 
 // eraBadge returns badge as used in year: badge itself within its era,
 // else the brand's earlier badge for the same technology. TDI is never
@@ -66,29 +66,31 @@ func eraBadge(badge string, year, dispCC int) string {
 	return badge
 }
 
-// gearboxEras are the automatic gearbox names per brand family and the
-// years they were sold: Mercedes' 5G-TRONIC from 1996, 7G-TRONIC from
-// 2003, 9G-TRONIC from 2013, 7G-DCT (2012) and 8G-DCT (2019) on the
-// compacts; VW's DSG from 2003 and Audi's S tronic from 2008 (before it,
-// DSG); Tiptronic from 1990; BMW's Steptronic from 1996; Renault's EDC
-// from 2010; PSA's EAT6 from 2013 and EAT8 from 2017; Ford's PowerShift
-// 2010-2019; Porsche's PDK from 2008; Toyota's e-CVT from 1997.
-var gearboxEras = map[string]era{
-	"5G-TRONIC": {1996, 0}, "7G-TRONIC": {2003, 0}, "9G-TRONIC": {2013, 0}, "7G-DCT": {2012, 0}, "8G-DCT": {2019, 0},
-	"DSG": {2003, 0}, "S tronic": {2008, 0}, "Tiptronic": {1990, 0}, "tiptronic": {1990, 0}, "Tiptronic S": {1990, 0},
-	"Steptronic": {1996, 0}, "EDC": {2010, 0}, "EAT6": {2013, 0}, "EAT8": {2017, 0}, "PowerShift": {2010, 2019},
-	"PDK": {2008, 0}, "e-CVT": {1997, 0}, "CVT": {1987, 0}, "DCT": {2003, 0}, "Automatic": {1900, 0},
-}
+// gearboxTable is data/vocab/gearboxes.tsv: each automatic gearbox name,
+// the years it was sold and the brands that used it.
+var gearboxTable = sync.OnceValue(func() map[string]vocab.Gearbox { return vocab.Default().Gearboxes })
 
-// gearboxBrands are the brands each gearbox name belongs to.
-var gearboxBrands = map[string][]string{
-	"5G-TRONIC": {"mercedes-benz", "maybach", "brabus"}, "7G-TRONIC": {"mercedes-benz", "maybach", "brabus"},
-	"9G-TRONIC": {"mercedes-benz", "maybach", "brabus"}, "7G-DCT": {"mercedes-benz"}, "8G-DCT": {"mercedes-benz"},
-	"DSG": {"volkswagen", "skoda", "seat", "cupra", "audi"}, "S tronic": {"audi"}, "Tiptronic": {"volkswagen", "skoda", "seat", "cupra"},
-	"tiptronic": {"audi"}, "Tiptronic S": {"porsche"}, "Steptronic": {"bmw", "alpina"}, "EDC": {"renault", "dacia"},
-	"EAT6": {"peugeot", "citroen", "ds", "opel"}, "EAT8": {"peugeot", "citroen", "ds", "opel"}, "PowerShift": {"ford"},
-	"PDK": {"porsche"}, "e-CVT": {"toyota", "lexus"},
-}
+// gearboxEras are the eras of the gearbox names of gearboxes.tsv, built
+// once (the namer asks for every variant).
+var gearboxEras = sync.OnceValue(func() map[string]era {
+	out := map[string]era{}
+	for name, g := range gearboxTable() {
+		out[name] = era{g.First, g.Last}
+	}
+	return out
+})
+
+// gearboxBrands are the brands each gearbox name belongs to; a name with
+// no brands in gearboxes.tsv is absent (any brand).
+var gearboxBrands = sync.OnceValue(func() map[string][]string {
+	out := map[string][]string{}
+	for name, g := range gearboxTable() {
+		if g.Brands != nil {
+			out[name] = g.Brands
+		}
+	}
+	return out
+})
 
 // mercedesCompact are the front-drive compacts that get Mercedes' DCTs.
 var mercedesCompact = map[string]bool{

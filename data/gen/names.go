@@ -143,8 +143,9 @@ func (t techWords) rawWord(c *car) string {
 // gearbox_code spec; "" for manual gearboxes.
 func gearboxWord(c *car) string {
 	w := rawGearboxWord(c)
-	if e, ok := gearboxEras[w]; ok && !e.has(c.genYear) {
-		if w == "S tronic" && gearboxEras["DSG"].has(c.genYear) {
+	eras := gearboxEras()
+	if e, ok := eras[w]; ok && !e.has(c.genYear) {
+		if w == "S tronic" && eras["DSG"].has(c.genYear) {
 			return "DSG"
 		}
 		return "Automatic"

@@ -17,6 +17,7 @@
 //	powertrains.tsv  fuels, driven wheels and power range per nameplate (or brand) and model years
 //	engines.tsv      engine families per brand group and era: badge, displacement, cylinders, power steps
 //	badges.tsv       engine and hybrid badges: the years each was on sale, its predecessor and successor
+//	gearboxes.tsv    automatic gearbox names: the years each was sold and the brands that used it
 //
 // The package imports only the standard library. It must not import the
 // engine, the loader or anything under httpd.

@@ -216,3 +216,34 @@ func FuzzBadges(f *testing.F) {
 		}
 	})
 }
+
+func TestGearboxesRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadGearboxesFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("DSG\t2003\nDSG\t2003", "twice")
+	f("PowerShift\t2010\t2001\tford", "bad last year")
+	f("DSG\t2003\t\tvw", "unknown brand")
+	if g := load(t).Gearboxes["PowerShift"]; g.First != 2010 || g.Last != 2019 || !slices.Equal(g.Brands, []string{"ford"}) {
+		t.Errorf("PowerShift %+v", g)
+	}
+}
+
+func FuzzGearboxes(f *testing.F) {
+	f.Add([]byte("PowerShift\t2010\t2019\tford\nCVT\t1987\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadGearboxesFrom(b); err != nil {
+			return
+		}
+		for name, g := range v.Gearboxes {
+			if name == "" || (g.Last != 0 && g.Last < g.First) {
+				t.Fatalf("accepted %q %+v", name, g)
+			}
+		}
+	})
+}

@@ -157,6 +157,8 @@ type Vocabulary struct {
 	Engines []EngineFamily
 	// Badges are the engine and hybrid badges of badges.tsv by name.
 	Badges map[string]Badge
+	// Gearboxes are the automatic gearbox names of gearboxes.tsv.
+	Gearboxes map[string]Gearbox
 
 	specIndex map[string]int
 	enumIndex map[string]int
@@ -281,6 +283,9 @@ func Load() (*Vocabulary, error) {
 		return nil, err
 	}
 	if err := v.loadBadges(); err != nil {
+		return nil, err
+	}
+	if err := v.loadGearboxes(); err != nil {
 		return nil, err
 	}
 	return v, nil
