@@ -2,6 +2,9 @@ package gen
 
 import (
 	"math"
+	"slices"
+
+	"github.com/vspec/catalogue/data/vocab"
 )
 
 // car is the physical model of one variant from which every spec value is
@@ -19,6 +22,9 @@ type car struct {
 	trim      int // 0 = base trim
 	trims     int // number of trims of the brand
 	trimLevel float64
+	limits    vocab.Limits          // the nameplate's fuels, drives and power by year (powertrains.tsv)
+	families  []*vocab.EngineFamily // the brand's engine families (engines.tsv), nil when not listed
+	family    *vocab.EngineFamily   // the family of this variant's engine, nil when derived
 
 	drive        string // front, rear, all
 	transmission string // manual, automatic, dct, cvt, single_speed, amt
@@ -229,7 +235,13 @@ func (c *car) powertrain(r *rng) {
 		c.quadricycle(q, r)
 		return
 	}
-	c.kw = math.Max(25, math.Round(c.drawPower(r)*0.7355))
+	hp := c.drawPower(r)
+	// Within the nameplate's real range for that year (powertrains.tsv).
+	if lo, hi, ok := c.limits.HP(c.year); ok {
+		hp = clamp(hp, float64(lo), float64(hi))
+	}
+	hp = c.pickFamily(hp)
+	c.kw = math.Max(25, math.Round(hp*0.7355))
 	c.hp = math.Round(c.kw * 1.35962)
 	c.checkDrive(r)
 
@@ -244,10 +256,28 @@ func (c *car) powertrain(r *rng) {
 	if c.weight/c.kw > maxKgPerKW {
 		c.kw = math.Ceil(c.weight / maxKgPerKW)
 		c.hp = math.Round(c.kw * 1.35962)
+		// The least powerful engine of the brand's families that is enough,
+		// or no family when none is.
+		if c.family != nil {
+			c.family = nil
+			best := math.Inf(1)
+			c.eachStep(func(f *vocab.EngineFamily, hp float64) bool {
+				if kw := math.Round(hp * 0.7355); kw >= c.kw && kw < best {
+					best, c.family = kw, f
+				}
+				return true
+			})
+			if c.family != nil {
+				c.kw, c.hp = best, math.Round(best*1.35962)
+			}
+		}
 	}
 
 	if c.hasICE() {
 		c.turbo = c.fuel == "diesel" || (c.year >= 2008 && r.chance(0.8)) || (c.year < 2008 && r.chance(0.2)) || c.kw > 200
+		if c.family != nil {
+			c.turbo = c.family.Turbo
+		}
 		specific := r.between(45, 60) // kW per litre, naturally aspirated
 		if c.turbo {
 			specific = r.between(62, 88)
@@ -264,6 +294,8 @@ func (c *car) powertrain(r *rng) {
 		}
 		c.dispCC = nearestDisplacement(math.Max(iceKW/specific*1000, minDisplacement(c.segment, c.fuel)))
 		switch {
+		case c.family != nil:
+			c.dispCC, c.cylinders = c.family.CC, c.family.Cylinders
 		case c.dispCC < 1100:
 			c.cylinders = 3
 		case c.dispCC < 2600:
@@ -382,7 +414,7 @@ func (c *car) drawPower(r *rng) float64 {
 // cars beyond what one motor gives.
 func (c *car) checkDrive(r *rng) {
 	switch {
-	case fourByFourOnly(c.brand, c.model):
+	case c.limits.FourByFourOnly():
 		c.drive = "all"
 	case c.segment == 'A' && c.body != "suv" && c.drive == "all":
 		c.drive = "front"
@@ -397,6 +429,140 @@ func (c *car) checkDrive(r *rng) {
 	if c.isEV() && c.hp > evSingleMotorMaxHP {
 		c.drive = "all"
 	}
+	// The drives the nameplate was sold with in that year come last: a
+	// rear-engined Twingo is rear-driven whatever its power.
+	if allowed := c.limits.Drives(c.year); allowed != nil && !slices.Contains(allowed, c.drive) {
+		switch {
+		case slices.Contains(allowed, "all") && (c.drive == "all" || c.hp > frontDriveMaxHP || len(allowed) == 1):
+			c.drive = "all"
+		case c.drive == "front" && slices.Contains(allowed, "rear"):
+			c.drive = "rear"
+		case c.drive == "rear" && slices.Contains(allowed, "front"):
+			c.drive = "front"
+		default:
+			c.drive = allowed[0]
+		}
+	}
+}
+
+// allowFuels narrows the fuel shares of the nameplate's powertrain class to
+// the fuels it was sold with that year (powertrains.tsv); a listed fuel the
+// class does not draw gets a typical share. Without a row, an electric
+// version is only drawn for electric nameplates: a combustion nameplate
+// has one only where the data says so (e-Golf 2014-2020, not a 1995 Golf).
+func (c *car) allowFuels(powertrain string, fuels []string, w []float64) ([]string, []float64) {
+	f, w := c.narrowFuels(powertrain, fuels, w)
+	// A brand with engine families has no petrol or diesel version where
+	// none of its engines fits that year (no Yaris diesel in 2024).
+	var f2 []string
+	var w2 []float64
+	for i, fuel := range f {
+		if c.familyFits(fuel) {
+			f2, w2 = append(f2, fuel), append(w2, w[i])
+		}
+	}
+	if f2 == nil {
+		return f, w
+	}
+	return f2, w2
+}
+
+func (c *car) narrowFuels(powertrain string, fuels []string, w []float64) ([]string, []float64) {
+	allowed := c.limits.Fuels(c.year)
+	if allowed == nil {
+		var f2 []string
+		var w2 []float64
+		for i, f := range fuels {
+			// No exotic diesel (a Bentayga V8 Diesel is listed in the data).
+			if (f == "electric" && powertrain != "ev") || (f == "diesel" && exoticPower(c.brand)) {
+				continue
+			}
+			f2, w2 = append(f2, f), append(w2, w[i])
+		}
+		return f2, w2
+	}
+	var f2 []string
+	var w2 []float64
+	for _, f := range allowed {
+		share := typicalFuelShare[f]
+		if i := slices.Index(fuels, f); i >= 0 && w[i] > 0 {
+			share = w[i]
+		}
+		f2, w2 = append(f2, f), append(w2, share)
+	}
+	return f2, w2
+}
+
+// pickFamily takes a petrol or diesel engine (or a mild hybrid's petrol
+// base) from the brand's engine families on sale in the model year: the
+// power step nearest to hp within the nameplate's range. It returns the
+// step's power, or hp unchanged when no family fits (other fuels, brands
+// engines.tsv does not list, years before their first family).
+func (c *car) pickFamily(hp float64) float64 {
+	c.family = nil
+	best, bestDiff := 0.0, math.Inf(1)
+	c.eachStep(func(f *vocab.EngineFamily, s float64) bool {
+		if d := math.Abs(s - hp); d < bestDiff {
+			best, bestDiff, c.family = s, d, f
+		}
+		return true
+	})
+	if c.family == nil {
+		return hp
+	}
+	return best
+}
+
+// familyKind is the engine kind (petrol or diesel) a fuel is built from, ""
+// for fuels engines.tsv does not cover.
+func familyKind(fuel string) string {
+	switch fuel {
+	case "petrol", "mild_hybrid":
+		return "petrol"
+	case "diesel":
+		return "diesel"
+	}
+	return ""
+}
+
+// eachStep calls fn with every power step of the brand's families of the
+// car's engine kind on sale in its model year and within the nameplate's
+// power range, until fn returns false.
+func (c *car) eachStep(fn func(f *vocab.EngineFamily, hp float64) bool) {
+	kind := familyKind(c.fuel)
+	lo, hi, limited := c.limits.HP(c.year)
+	for _, f := range c.families {
+		if f.Fuel != kind || !f.Covers(c.year) {
+			continue
+		}
+		for _, step := range f.HP {
+			if (!limited || (step >= lo && step <= hi)) && !fn(f, float64(step)) {
+				return
+			}
+		}
+	}
+}
+
+// familyFits reports whether a brand with engine families has an engine
+// for fuel in the car's year and power range; fuels the families do not
+// cover always fit.
+func (c *car) familyFits(fuel string) bool {
+	if c.families == nil || familyKind(fuel) == "" {
+		return true
+	}
+	saved := c.fuel
+	c.fuel = fuel
+	fits := false
+	c.eachStep(func(*vocab.EngineFamily, float64) bool { fits = true; return false })
+	c.fuel = saved
+	return fits
+}
+
+// typicalFuelShare is the share a fuel gets among a nameplate's versions when
+// its powertrain class would not draw it at all.
+var typicalFuelShare = map[string]float64{
+	"petrol": 0.5, "diesel": 0.3, "electric": 0.1, "hybrid": 0.12, "plug_in_hybrid": 0.1, "mild_hybrid": 0.15,
+	"lpg": 0.04, "cng": 0.03, "ethanol": 0.03, "hydrogen": 0.05,
 }
 
 // kerbBase is the kerb weight (kg, with driver's 75 kg as EU kerb weights
@@ -648,7 +814,10 @@ func (c *car) performance(r *rng) {
 		}
 		// The battery and the era limit the charging power.
 		if c.dcKW > 0 {
-			c.dcKW = math.Floor(math.Min(c.dcKW, math.Min(maxDCRate*c.batteryKWh, dcEraCap(c.year)))/5) * 5
+			// The cap uses the battery as recorded (0.1 kWh), so the recorded
+			// figures keep the C-rate too.
+			recorded := math.Round(c.batteryKWh*10) / 10
+			c.dcKW = math.Floor(math.Min(c.dcKW, math.Min(maxDCRate*recorded, dcEraCap(c.year)))/5) * 5
 		}
 	}
 	if c.isPHEV() {

@@ -67,17 +67,10 @@ const frontDriveMaxHP = 350
 // motor drives the front axle.
 const evSingleMotorMaxHP = 480
 
-// fourByFourBrands and fourByFourModels only ever sold all-wheel drive.
-var fourByFourBrands = map[string]bool{"land-rover": true, "ineos": true, "uaz": true, "hummer": true, "bugatti": true, "rimac": true}
-var fourByFourModels = map[string]bool{
-	"mercedes-benz/G-Class": true, "jeep/Wrangler": true, "jeep/Gladiator": true, "suzuki/Jimny": true,
-	"lada/Niva": true, "lada/Niva Travel": true, "chevrolet/Niva": true, "toyota/Land Cruiser": true,
-	"toyota/Land Cruiser V8": true, "nissan/Patrol": true, "mitsubishi/Pajero": true, "rolls-royce/Cullinan": true,
-}
-
-func fourByFourOnly(brand, model string) bool {
-	return fourByFourBrands[brand] || fourByFourModels[brand+"/"+model]
-}
+// Which nameplates were only sold with four-wheel drive (Land Rover,
+// G-Class, Wrangler, Jimny, Land Cruiser ...), which fuels and drives each
+// had and its power range are data: data/vocab/powertrains.tsv, applied
+// through car.limits.
 
 // Quadricycles: light electric city vehicles (EU L6e/L7e) with figures of
 // their own. Citroën Ami and Fiat Topolino: 6 kW, 5.5 kWh, 485 kg, 45
