@@ -387,6 +387,9 @@ func bmwCode(model string, c *car) string {
 	switch {
 	case c.cylinders >= 8:
 		n = 50
+	case six && suffix == "d" && c.genYear >= 2010:
+		// The N57 and B57 sixes: 525d 204-218 hp, 530d 245-286, 540d from 313.
+		n = climb(c.kw, []rung[int]{{220, 40}, {170, 30}}, 25)
 	case six && suffix == "d":
 		n = climb(c.kw, []rung[int]{{220, 40}}, 30)
 	case six && c.kw >= 220:
@@ -397,6 +400,9 @@ func bmwCode(model string, c *car) string {
 		n = 30
 	case c.cylinders <= 3:
 		n = climb(c.kw, []rung[int]{{90, 18}}, 16)
+	case suffix == "d" && c.genYear >= 2010:
+		// 318d 143-150 hp, 320d 163-190, 325d 218-231.
+		n = climb(c.kw, []rung[int]{{150, 25}, {120, 20}}, 18)
 	case suffix == "d":
 		n = climb(c.kw, []rung[int]{{150, 25}, {100, 20}}, 18)
 	default:
