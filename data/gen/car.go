@@ -279,8 +279,10 @@ func (c *car) powertrain(r *rng) {
 			c.turbo = c.family.Turbo
 		}
 		specific := r.between(45, 60) // kW per litre, naturally aspirated
+		u := (specific - 45) / 15     // where in its kind's range the engine lies
 		if c.turbo {
 			specific = r.between(62, 88)
+			u = (specific - 62) / 26
 		}
 		if c.body == "van" || c.body == "pickup" {
 			specific *= 0.75 // commercial engines are large and lightly tuned
@@ -288,14 +290,53 @@ func (c *car) powertrain(r *rng) {
 		if c.fuel == "diesel" {
 			specific = r.between(45, 62)
 		}
+		if c.segment == 'S' && c.kw > 300 {
+			// Sports car engines rev higher and run more boost than any
+			// volume engine, the more the stronger: 911 Carrera S 3.0 331
+			// kW, 720S 4.0 V8 530 kW, F8 3.9 V8 530 kW; without a turbo
+			// Huracán 5.2 V10 470 kW, 812 6.5 V12 588 kW; a decade earlier
+			// 15 % less (F430 4.3 V8 360 kW).
+			if year, ok := naSportsCars[c.brand]; ok && c.year < year {
+				c.turbo = false
+			}
+			t := clamp((c.kw-300)/200, 0, 1)
+			if c.turbo {
+				specific = 95 + 30*t + 15*u
+			} else {
+				specific = 75 + 20*u
+			}
+			if c.year < 2010 {
+				specific *= 0.85
+			}
+		}
 		iceKW := c.kw
+		var hybridICE *vocab.EngineFamily
+		switch c.fuel {
+		case "hybrid":
+			// A full hybrid's engine gives most of the system power (RAV4
+			// 2.5 131 of 163 kW, Yaris 1.5 68 of 85 kW).
+			iceKW = c.kw * r.between(0.75, 0.85)
+		case "plug_in_hybrid":
+			// A plug-in's engine gives about 60 % (Golf GTE 1.4 TSI 110 of
+			// 180 kW, 330e 2.0 135 of 215 kW, RAV4 PHEV 2.5 136 of 225 kW).
+			iceKW = c.kw * r.between(0.55, 0.65)
+		}
 		if c.isPHEV() || c.fuel == "hybrid" {
-			iceKW = c.kw * r.between(0.6, 0.75)
+			if hybridICE = c.hybridEngine(iceKW); hybridICE != nil {
+				c.turbo = hybridICE.Turbo
+			} else if atkinsonHybrid[c.brand] {
+				// Atkinson-cycle engines without a turbo: about 40-56 kW
+				// per litre (Toyota 1.8 40, 2.5 53).
+				c.turbo = false
+				specific = 40 + 16*u
+			}
 		}
 		c.dispCC = nearestDisplacement(math.Max(iceKW/specific*1000, minDisplacement(c.segment, c.fuel)))
 		switch {
 		case c.family != nil:
 			c.dispCC, c.cylinders = c.family.CC, c.family.Cylinders
+		case hybridICE != nil:
+			c.dispCC, c.cylinders = hybridICE.CC, hybridICE.Cylinders
 		case c.dispCC < 1100:
 			c.cylinders = 3
 		case c.dispCC < 2600:
@@ -511,6 +552,34 @@ func (c *car) pickFamily(hp float64) float64 {
 		return hp
 	}
 	return best
+}
+
+// hybridEngine is the petrol family a hybrid or plug-in hybrid of a brand
+// with engine families takes its engine from: the one on sale in the model
+// year with the power step nearest to the engine's share of the system
+// power (a Golf GTE's 1.4 TSI, not a 2.9-litre), nil when none is listed.
+// The nameplate's power range is the system's, so it does not apply.
+func (c *car) hybridEngine(iceKW float64) *vocab.EngineFamily {
+	// The brand's hybrid engines (Toyota's Atkinson-cycle 1.8 and 2.5)
+	// first, else its petrol ones (VW's TSI in the GTE).
+	for _, kind := range []string{"hybrid", "petrol"} {
+		var best *vocab.EngineFamily
+		bestD := math.Inf(1)
+		for _, f := range c.families {
+			if f.Fuel != kind || !f.Covers(c.year) {
+				continue
+			}
+			for _, step := range f.HP {
+				if d := math.Abs(float64(step)*0.7355 - iceKW); d < bestD {
+					best, bestD = f, d
+				}
+			}
+		}
+		if best != nil {
+			return best
+		}
+	}
+	return nil
 }
 
 // familyKind is the engine kind (petrol or diesel) a fuel is built from, ""

@@ -170,3 +170,13 @@ func powerLimitedAccel(weightKG, kw float64) float64 {
 	v := 100 / 3.6
 	return 1.2 * weightKG * v * v / (2 * kw * 1000)
 }
+
+// atkinsonHybrid are the brands whose hybrids and plug-in hybrids without a
+// listed engine (engines.tsv) run a naturally aspirated Atkinson-cycle
+// engine: Honda's 2.0 i-MMD, Lexus's 2.5, Mitsubishi's 2.4, Mazda's 2.5.
+var atkinsonHybrid = map[string]bool{"toyota": true, "lexus": true, "honda": true, "mitsubishi": true, "suzuki": true, "mazda": true, "subaru": true}
+
+// naSportsCars are the brands whose sports cars stayed naturally aspirated
+// until a model year, whatever their power (Lamborghini's V10 and V12 until
+// the Revuelto and Temerario).
+var naSportsCars = map[string]int{"lamborghini": 2024}

@@ -11,7 +11,7 @@ import (
 // span of model years, with the power steps it came in.
 type EngineFamily struct {
 	Brands    []string
-	Fuel      string // petrol or diesel
+	Fuel      string // petrol or diesel; hybrid: the engine of full and plug-in hybrids
 	Badge     string // "TSI", "dCi", ...; "" when sold under the displacement alone
 	CC        int
 	Cylinders int
@@ -83,8 +83,8 @@ func (v *Vocabulary) loadEnginesFrom(b []byte) error {
 				return fmt.Errorf("unknown brand %q", b)
 			}
 		}
-		if e.Fuel != "petrol" && e.Fuel != "diesel" {
-			return fmt.Errorf("fuel %q: petrol or diesel", e.Fuel)
+		if e.Fuel != "petrol" && e.Fuel != "diesel" && e.Fuel != "hybrid" {
+			return fmt.Errorf("fuel %q: petrol or diesel, or hybrid for the engine of hybrids", e.Fuel)
 		}
 		var err error
 		if e.CC, err = num(f[3], 500, 9000); err != nil {
