@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -19,6 +20,7 @@ type car struct {
 	fuel      string
 	year      int // model year the equipment and norms are taken from
 	genYear   int // the generation's launch year, which names take their era from
+	markYear  int // the launch year of the generation's mark, whose platform a facelift keeps
 	trim      int // 0 = base trim
 	trims     int // number of trims of the brand
 	trimLevel float64
@@ -249,7 +251,8 @@ func (c *car) powertrain(r *rng) {
 	case "electric":
 		c.batteryKWh = math.Min(batteryFor(c.segment, c.year, r)*(1+0.05*math.Min(c.premium, 1.5)), 123)
 	case "plug_in_hybrid":
-		c.batteryKWh = roundTo(phevBattery(c.genYear)*r.between(0.9, 1.12), 0.1) // a generation keeps its pack
+		// A mark keeps its pack through its facelift (330e G20 and G20 LCI 12 kWh).
+		c.batteryKWh = roundTo(phevBattery(cmp.Or(c.markYear, c.genYear))*r.between(0.9, 1.12), 0.1)
 	}
 	c.kerbWeight(r)
 	// Even the slowest car reaches 100 km/h within slowestAccel.
@@ -844,7 +847,10 @@ func (c *car) performance(r *rng) {
 	case "cng":
 		l *= 0.66 // kg/100 km
 	case "plug_in_hybrid":
-		l *= 0.8 // charge-sustaining: it runs as a hybrid, with a heavier battery to carry
+		// Charge-sustaining: what it gains as a hybrid its battery's mass
+		// costs again (330e 6.5-7 l, Golf GTE 6.3 l, RAV4 PHEV 6.7 l, from
+		// their weighted figures and ranges).
+		l *= 0.95
 	case "hydrogen":
 		l = 0.75 + c.weight*0.00012 // kg/100 km
 	}
@@ -856,9 +862,6 @@ func (c *car) performance(r *rng) {
 		// WLTP energy from the grid: about 15-17 kWh/100 km whatever the
 		// size (e-208 16.0, ID.3 15.5, Model 3 15.3, ID.4 17.2).
 		c.energy = roundTo((12+0.002*c.weight+(c.cd-0.28)*20)*r.normal(1, 0.04), 0.1)
-		if c.isPHEV() {
-			c.energy = roundTo(c.energy*1.12, 0.1)
-		}
 		net := c.batteryKWh * 0.92
 		if c.isPHEV() {
 			net = c.batteryKWh * 0.82 // a plug-in hybrid keeps a larger reserve (Golf GTE 10.4 of 13 kWh)
@@ -908,17 +911,18 @@ func (c *car) performance(r *rng) {
 }
 
 // phevBattery is the typical gross battery of a plug-in hybrid launched in
-// a year: 9 kWh until 2016 (Golf GTE 8.7, Passat GTE 9.9), 12 by 2019 (330e),
-// 13-14 in 2020-21 (Golf eHybrid 13, Kuga 14.4), about 20 from 2024 (Golf
-// eHybrid 19.7, Kodiaq iV 25.7).
+// a year: 9 kWh until 2016 (Golf GTE 8.7, Passat GTE 9.9), 13 by 2019
+// (Golf GTE 13, 330e 12, Passat GTE 13), 13.5-15 in 2020-23 (Kuga 14.4,
+// Tucson 13.8, 308 12.4, X1 14.2; a few premium packs beyond 20), about
+// 20 from 2024 (Golf eHybrid 19.7, 5 Series 19.4, Kodiaq iV 25.7).
 func phevBattery(year int) float64 {
 	switch {
 	case year <= 2016:
 		return 9
 	case year < 2020:
-		return 9 + float64(year-2016)
+		return 9 + 4*float64(year-2016)/3
 	case year < 2024:
-		return 13 + 1.5*float64(year-2020)
+		return 13.5 + 0.5*float64(year-2020)
 	}
 	return 20
 }

@@ -132,6 +132,7 @@ type genPlan struct {
 	name, slug string
 	yearStart  int
 	yearEnd    int // 0 while in production
+	markStart  int // its mark's launch year (the facelift's predecessor's)
 	from, to   int // the model years its variants take: its years within the nameplate's
 	variants   int
 	demoCars   []*DemoCar // the hand-picked cars of a demo generation, its first variants
@@ -296,6 +297,7 @@ type genPhase struct {
 	name      string // after the model name; "" for the model name alone
 	yearStart int
 	yearEnd   int // 0 while in production
+	markStart int // its mark's launch year: a facelift keeps the mark's platform
 }
 
 // realPhases lists the catalogue generations of a nameplate listed in
@@ -308,7 +310,7 @@ func realPhases(ms vocab.ModelSeed) []genPhase {
 			if endYear(p.YearEnd) < ms.YearStart {
 				continue
 			}
-			out = append(out, genPhase{p.Name, p.YearStart, p.YearEnd})
+			out = append(out, genPhase{p.Name, p.YearStart, p.YearEnd, mk.YearStart})
 		}
 	}
 	return out
@@ -370,15 +372,15 @@ func planCycles(ms vocab.ModelSeed, n int) []genPhase {
 		// Spread f facelifts over k marks.
 		if (i+1)*f/k > i*f/k {
 			fl := ys + (endYear(ye)-ys+1)/2
-			out = append(out, genPhase{name, ys, fl})
+			out = append(out, genPhase{name, ys, fl, ys})
 			fname := "Facelift"
 			if name != "" {
 				fname = name + " Facelift"
 			}
-			out = append(out, genPhase{fname, fl, ye})
+			out = append(out, genPhase{fname, fl, ye, ys})
 			continue
 		}
-		out = append(out, genPhase{name, ys, ye})
+		out = append(out, genPhase{name, ys, ye, ys})
 	}
 	return out
 }
@@ -443,7 +445,7 @@ func (g *generator) planGenerations(m *modelPlan, n int) {
 		}
 		gp := &genPlan{
 			model: m, id: dataset.GenerationID(m.id, i+1), name: name, slug: slugify(name),
-			yearStart: p.yearStart, yearEnd: p.yearEnd,
+			yearStart: p.yearStart, yearEnd: p.yearEnd, markStart: p.markStart,
 			// Model years: the generation's years within the nameplate's
 			// (a mark launched in 1983 has 1990 models at the earliest).
 			from: max(p.yearStart, m.seed.YearStart), to: min(endYear(p.yearEnd), endYear(m.seed.YearEnd)),

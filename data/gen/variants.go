@@ -81,7 +81,7 @@ func (g *generator) emitVariants() error {
 			r.seed(seed, uint64(gp.id), 4)
 			platform := car{
 				brand: m.brand.Slug, model: m.seed.Name, style: m.brand.Style, premium: premiumBrand[m.brand.Slug],
-				segment: m.seed.Segment, body: m.seed.Body, year: gp.from, genYear: gp.yearStart, trims: len(trims),
+				segment: m.seed.Segment, body: m.seed.Body, year: gp.from, genYear: gp.yearStart, markYear: gp.markStart, trims: len(trims),
 				limits: m.limits, families: g.v.EngineFamiliesFor(m.brand.Slug, m.seed.Name),
 			}
 			platform.shape(r)
