@@ -667,6 +667,12 @@ func (c *car) kerbWeight(r *rng) {
 		// 135 kW 1,105 kg, GR86 172 kW 1,275, 911 Carrera S 331 kW 1,590;
 		// beyond about 350 kW carbon keeps it there (F8 1,570, 720S 1,520).
 		base = 1250 + math.Min(c.kw, 350) - 0.25*c.kw
+		if saloonBrandSports[c.brand] {
+			// Their roadsters and coupés carry the saloons' steel structure
+			// and equipment: Z4 M40i 1,610 kg, SLK 350 1,540, against the
+			// MX-5's 1,105 (a 911's own platform stays near 1,590).
+			base += 200
+		}
 	}
 	w := base * math.Pow(vol/ref, 0.7)
 	// Body, drive and engine add in proportion to the car's size (a
@@ -847,10 +853,10 @@ func (c *car) performance(r *rng) {
 	case "cng":
 		l *= 0.66 // kg/100 km
 	case "plug_in_hybrid":
-		// Charge-sustaining: what it gains as a hybrid its battery's mass
-		// costs again (330e 6.5-7 l, Golf GTE 6.3 l, RAV4 PHEV 6.7 l, from
-		// their weighted figures and ranges).
-		l *= 0.95
+		// Charge-sustaining: a little under a petrol car of its mass, the
+		// hybrid's gain mostly spent on carrying the battery (Golf GTE
+		// about 6 l, 330e 6.5 l, from their weighted figures and ranges).
+		l *= 0.9
 	case "hydrogen":
 		l = 0.75 + c.weight*0.00012 // kg/100 km
 	}
@@ -859,9 +865,11 @@ func (c *car) performance(r *rng) {
 	c.co2 = math.Round(c.consumption * co2PerLitre[c.fuel])
 
 	if c.isEV() || c.isPHEV() {
-		// WLTP energy from the grid: about 15-17 kWh/100 km whatever the
-		// size (e-208 16.0, ID.3 15.5, Model 3 15.3, ID.4 17.2).
-		c.energy = roundTo((12+0.002*c.weight+(c.cd-0.28)*20)*r.normal(1, 0.04), 0.1)
+		// WLTP energy from the grid: about 15-18 kWh/100 km whatever the
+		// size (Zoe 17.7, e-208 16.0, ID.3 15.5, Model 3 15.3, ID.4 17.2):
+		// regeneration returns much of what mass costs, and the charging
+		// and drivetrain losses a small car has too.
+		c.energy = roundTo((14.3+0.0009*c.weight+(c.cd-0.28)*20)*r.normal(1, 0.04), 0.1)
 		net := c.batteryKWh * 0.92
 		if c.isPHEV() {
 			net = c.batteryKWh * 0.82 // a plug-in hybrid keeps a larger reserve (Golf GTE 10.4 of 13 kWh)

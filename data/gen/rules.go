@@ -180,3 +180,7 @@ var atkinsonHybrid = map[string]bool{"toyota": true, "lexus": true, "honda": tru
 // until a model year, whatever their power (Lamborghini's V10 and V12 until
 // the Revuelto and Temerario).
 var naSportsCars = map[string]int{"lamborghini": 2024}
+
+// saloonBrandSports are the premium brands whose sports cars share their
+// saloons' platforms and weigh accordingly (Z4, SLK/SLC, TT, F-Type, RC).
+var saloonBrandSports = map[string]bool{"bmw": true, "alpina": true, "mercedes-benz": true, "audi": true, "jaguar": true, "lexus": true}
