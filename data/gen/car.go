@@ -525,6 +525,17 @@ func (c *car) narrowFuels(powertrain string, fuels []string, w []float64) ([]str
 		}
 		return f2, w2
 	}
+	// A row spanning decades allows a fuel only from its technology's first
+	// year (no 1994 3 Series plug-in hybrid).
+	var inEra []string
+	for _, f := range allowed {
+		if c.year >= fuelFirstYear[f] {
+			inEra = append(inEra, f)
+		}
+	}
+	if inEra != nil {
+		allowed = inEra
+	}
 	var f2 []string
 	var w2 []float64
 	for _, f := range allowed {

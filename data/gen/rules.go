@@ -184,3 +184,9 @@ var naSportsCars = map[string]int{"lamborghini": 2024}
 // saloonBrandSports are the premium brands whose sports cars share their
 // saloons' platforms and weigh accordingly (Z4, SLK/SLC, TT, F-Type, RC).
 var saloonBrandSports = map[string]bool{"bmw": true, "alpina": true, "mercedes-benz": true, "audi": true, "jaguar": true, "lexus": true}
+
+// fuelFirstYear is the first model year of a drive technology in European
+// showrooms (Prius 1997; S 400 Hybrid 2009 and Ampera 2011, the generator's
+// mixed-powertrain shares starting in 2010): the years powertrains.tsv
+// rows cannot precede.
+var fuelFirstYear = map[string]int{"hybrid": 1997, "mild_hybrid": 2010, "plug_in_hybrid": 2010}
