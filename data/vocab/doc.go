@@ -15,7 +15,8 @@
 //	models_*.tsv     real model names per brand with body, segment, years and powertrain class
 //	generations.tsv  real generations (code, years, facelift) of the best-selling nameplates, in sales rank order
 //	powertrains.tsv  fuels, driven wheels and power range per nameplate (or brand) and model years
-//	engines.tsv      engine families per brand group and era: badge, displacement, cylinders, power steps
+//	engines.tsv      engine families per brand group and era: badge, displacement, cylinders, power steps;
+//	                 petrol, diesel, and the engines of hybrids
 //	badges.tsv       engine and hybrid badges: the years each was on sale, its predecessor and successor
 //	gearboxes.tsv    automatic gearbox names: the years each was sold and the brands that used it
 //
