@@ -130,7 +130,11 @@ func filterAgainstScan(t *testing.T) {
 			}
 		}
 	}
-	if nonEmpty < 200 {
+	// Since issue 16's real powertrains (fuels, drives and power as each
+	// nameplate had them) the small catalogue matches 169 of these queries,
+	// not the 200-odd of the freely drawn figures before; 150 still proves
+	// the comparison is not vacuous.
+	if nonEmpty < 150 {
 		t.Errorf("only %d of 600 random queries matched anything; the test is too weak", nonEmpty)
 	}
 }

@@ -15,8 +15,8 @@ import (
 // documents.
 //
 // Popularity and recency, the ranking's business tie-break (searchOrder):
-// the generation's era first (in production; ended within 3 years of the
-// catalogue's newest generation; within 10; older), then the brand's
+// the generation's era first (in production or ended within 10 years of
+// the catalogue's newest generation; older), then the brand's
 // popularity rank (brands.tsv), then the model's place in its brand's list
 // (the vocabulary lists models roughly by sales), then the newest
 // generation start first; the stable id breaks the remaining ties.
@@ -104,14 +104,13 @@ func containsAlias(as []brandAlias, a brandAlias) bool {
 // searchOrder is generation g's place in the search's static order (lower
 // first): era, brand popularity, model position in its brand, newest start.
 func (c *Catalogue) searchOrder(g uint32, newest uint16) uint64 {
-	era := uint64(3)
-	switch end := c.GenYearEnd[g]; {
-	case end == 0:
+	// Generations in production or ended within 10 years are one era:
+	// real marks split at their facelift (G20, G20 LCI) and a nameplate's
+	// body styles sell different engines in different years, so a 2019
+	// 3 Series 320d is as current to a buyer as a 2022 Touring's.
+	era := uint64(1)
+	if end := c.GenYearEnd[g]; end == 0 || newest-min(end, newest) <= 10 {
 		era = 0
-	case newest-min(end, newest) <= 3:
-		era = 1
-	case newest-min(end, newest) <= 10:
-		era = 2
 	}
 	m := c.GenModel[g]
 	b := c.ModelBrand[m]

@@ -3,6 +3,9 @@ package gen
 import (
 	"fmt"
 	"strings"
+	"sync"
+
+	"github.com/vspec/catalogue/data/vocab"
 )
 
 // Names follow each brand's grammar (issue 16): a badge is only used from
@@ -17,53 +20,31 @@ type era struct{ first, last int }
 
 func (e era) has(year int) bool { return year >= e.first && (e.last == 0 || year <= e.last) }
 
-// badgeEras are the engine badges of the namer and the years they were on
-// sale: VW's TDI from the Audi 100 TDI of 1989, TSI from 2005, eTSI from
-// 2020; Audi's FSI from 2002 and TFSI from 2004; Renault's dCi from 2000,
-// TCe from 2007, SCe from 2013; PSA's HDi from 1998, BlueHDi from 2013,
-// PureTech from 2012, THP from 2007; Ford's TDCi from 2001, EcoBoost from
-// 2010; Mercedes' CDI from 1997 to 2014; Hyundai/Kia CRDi from 2001 and
-// T-GDi from 2011; Fiat's JTD from 1997 and MultiJet from 2003 ...
-var badgeEras = map[string]era{
-	"TDI": {1989, 0}, "TSI": {2005, 0}, "eTSI": {2020, 0}, "MPI": {1995, 0}, "TGI": {2013, 0}, "eHybrid": {2020, 0},
-	"e-Hybrid": {2020, 0}, "GTE": {2014, 0}, "iV": {2019, 0}, "e-TEC": {2020, 0}, "G-TEC": {2013, 0},
-	"FSI": {2002, 0}, "TFSI": {2004, 0}, "TFSI e": {2019, 0}, "e-tron": {2014, 0}, "g-tron": {2013, 0},
-	"dCi": {2000, 0}, "TCe": {2007, 0}, "SCe": {2013, 0}, "E-Tech Hybrid": {2020, 0}, "E-Tech Plug-in": {2020, 0},
-	"HDi": {1998, 2013}, "BlueHDi": {2013, 0}, "PureTech": {2012, 0}, "THP": {2007, 2014}, "VTi": {2009, 0},
-	"TDCi": {2001, 0}, "EcoBoost": {2010, 0}, "EcoBoost mHEV": {2020, 0}, "Duratec": {2000, 0}, "Zetec": {1992, 0}, "FHEV": {2019, 0},
-	"CDI": {1997, 2014}, "CDTI": {2003, 0}, "DTI": {1997, 2003},
-	"CRDi": {2001, 0}, "T-GDi": {2011, 0}, "MPi": {2000, 0},
-	"MultiJet": {2003, 0}, "JTD": {1997, 2003}, "T-Jet": {2007, 0}, "Fire": {1985, 0},
-	"D-4D": {1999, 0}, "VVT-i": {1996, 0}, "DIG-T": {2010, 0}, "e-Power": {2016, 0},
-	"Skyactiv-G": {2011, 0}, "Skyactiv-D": {2012, 0}, "e-Skyactiv G": {2019, 0}, "e-Skyactiv PHEV": {2023, 0}, "MZR-CD": {2002, 2012},
-	"i-VTEC": {2001, 0}, "VTEC": {1989, 2001}, "VTEC Turbo": {2015, 0}, "i-DTEC": {2012, 0}, "i-CTDi": {2004, 2012},
-	"e:HEV": {2020, 0}, "e:PHEV": {2022, 0},
-}
+// badgeTable is data/vocab/badges.tsv: each engine badge's era, the
+// brand's earlier badge for the technology and its successor.
+var badgeTable = sync.OnceValue(func() map[string]vocab.Badge { return vocab.Default().Badges })
 
-// badgeFallback is the badge a brand used before a badge's era began,
-// tried in turn ("" ends the chain: no badge).
-var badgeFallback = map[string]string{
-	"TSI": "T", "eTSI": "TSI", "MPI": "", "eHybrid": "GTE", "e-Hybrid": "GTE", "GTE": "Hybrid", "iV": "Hybrid",
-	"e-TEC": "TSI", "TGI": "CNG", "G-TEC": "CNG",
-	"FSI": "", "TFSI": "T", "TFSI e": "e-tron", "e-tron": "Hybrid", "g-tron": "CNG",
-	"dCi": "dT", "TCe": "Turbo", "SCe": "", "E-Tech Hybrid": "Hybrid", "E-Tech Plug-in": "Plug-in Hybrid",
-	"BlueHDi": "HDi", "HDi": "TD", "PureTech": "THP", "THP": "Turbo", "VTi": "",
-	"TDCi": "TD", "EcoBoost": "Turbo", "EcoBoost mHEV": "EcoBoost", "Duratec": "Zetec", "Zetec": "", "FHEV": "Hybrid",
-	"CDI": "Diesel", "CDTI": "DTI", "DTI": "TD",
-	"CRDi": "TD", "T-GDi": "Turbo", "MPi": "",
-	"MultiJet": "JTD", "JTD": "TD", "T-Jet": "Turbo", "Fire": "",
-	"D-4D": "D", "VVT-i": "", "DIG-T": "Turbo", "e-Power": "Hybrid",
-	"Skyactiv-G": "", "Skyactiv-D": "MZR-CD", "MZR-CD": "D", "e-Skyactiv G": "Skyactiv-G", "e-Skyactiv PHEV": "Plug-in Hybrid",
-	"i-VTEC": "VTEC", "VTEC": "", "VTEC Turbo": "Turbo", "i-DTEC": "i-CTDi", "i-CTDi": "D", "e:HEV": "Hybrid", "e:PHEV": "Plug-in Hybrid",
-}
+// badgeEras are the eras of the badges of badges.tsv.
+var badgeEras = sync.OnceValue(func() map[string]era {
+	out := map[string]era{}
+	for name, b := range badgeTable() {
+		if b.First != 0 {
+			out[name] = era{b.First, b.Last}
+		}
+	}
+	return out
+})
 
 // eraBadge returns badge as used in year: badge itself within its era,
 // else the brand's earlier badge for the same technology. TDI is never
 // put on an engine under 1.2 litres (VW's 1.2 TDI of the Polo and Lupo 3L
 // was the smallest).
 func eraBadge(badge string, year, dispCC int) string {
+	table := badgeTable()
 	for i := 0; i < 8 && badge != ""; i++ {
-		e, ok := badgeEras[badge]
+		b, ok := table[badge]
+		e := era{b.First, b.Last}
+		ok = ok && b.First != 0
 		small := badge == "TDI" && dispCC < 1150
 		if (!ok || e.has(year)) && !small {
 			return badge
@@ -74,56 +55,42 @@ func eraBadge(badge string, year, dispCC int) string {
 		}
 		if e.last != 0 && year > e.last {
 			// A badge past its era (HDi after 2013) gives way to its successor.
-			switch badge {
-			case "HDi":
-				badge = "BlueHDi"
-			case "CDI":
-				badge = "d"
-			case "THP":
-				badge = "PureTech"
-			case "JTD":
-				badge = "MultiJet"
-			case "DTI":
-				badge = "CDTI"
-			case "MZR-CD":
-				badge = "Skyactiv-D"
-			case "VTEC":
-				badge = "i-VTEC"
-			case "i-CTDi":
-				badge = "i-DTEC"
-			default:
+			if b.After == "" {
 				return ""
 			}
+			badge = b.After
 			continue
 		}
-		badge = badgeFallback[badge]
+		badge = b.Before
 	}
 	return badge
 }
 
-// gearboxEras are the automatic gearbox names per brand family and the
-// years they were sold: Mercedes' 5G-TRONIC from 1996, 7G-TRONIC from
-// 2003, 9G-TRONIC from 2013, 7G-DCT (2012) and 8G-DCT (2019) on the
-// compacts; VW's DSG from 2003 and Audi's S tronic from 2008 (before it,
-// DSG); Tiptronic from 1990; BMW's Steptronic from 1996; Renault's EDC
-// from 2010; PSA's EAT6 from 2013 and EAT8 from 2017; Ford's PowerShift
-// 2010-2019; Porsche's PDK from 2008; Toyota's e-CVT from 1997.
-var gearboxEras = map[string]era{
-	"5G-TRONIC": {1996, 0}, "7G-TRONIC": {2003, 0}, "9G-TRONIC": {2013, 0}, "7G-DCT": {2012, 0}, "8G-DCT": {2019, 0},
-	"DSG": {2003, 0}, "S tronic": {2008, 0}, "Tiptronic": {1990, 0}, "tiptronic": {1990, 0}, "Tiptronic S": {1990, 0},
-	"Steptronic": {1996, 0}, "EDC": {2010, 0}, "EAT6": {2013, 0}, "EAT8": {2017, 0}, "PowerShift": {2010, 2019},
-	"PDK": {2008, 0}, "e-CVT": {1997, 0}, "CVT": {1987, 0}, "DCT": {2003, 0}, "Automatic": {1900, 0},
-}
+// gearboxTable is data/vocab/gearboxes.tsv: each automatic gearbox name,
+// the years it was sold and the brands that used it.
+var gearboxTable = sync.OnceValue(func() map[string]vocab.Gearbox { return vocab.Default().Gearboxes })
 
-// gearboxBrands are the brands each gearbox name belongs to.
-var gearboxBrands = map[string][]string{
-	"5G-TRONIC": {"mercedes-benz", "maybach", "brabus"}, "7G-TRONIC": {"mercedes-benz", "maybach", "brabus"},
-	"9G-TRONIC": {"mercedes-benz", "maybach", "brabus"}, "7G-DCT": {"mercedes-benz"}, "8G-DCT": {"mercedes-benz"},
-	"DSG": {"volkswagen", "skoda", "seat", "cupra", "audi"}, "S tronic": {"audi"}, "Tiptronic": {"volkswagen", "skoda", "seat", "cupra"},
-	"tiptronic": {"audi"}, "Tiptronic S": {"porsche"}, "Steptronic": {"bmw", "alpina"}, "EDC": {"renault", "dacia"},
-	"EAT6": {"peugeot", "citroen", "ds", "opel"}, "EAT8": {"peugeot", "citroen", "ds", "opel"}, "PowerShift": {"ford"},
-	"PDK": {"porsche"}, "e-CVT": {"toyota", "lexus"},
-}
+// gearboxEras are the eras of the gearbox names of gearboxes.tsv, built
+// once (the namer asks for every variant).
+var gearboxEras = sync.OnceValue(func() map[string]era {
+	out := map[string]era{}
+	for name, g := range gearboxTable() {
+		out[name] = era{g.First, g.Last}
+	}
+	return out
+})
+
+// gearboxBrands are the brands each gearbox name belongs to; a name with
+// no brands in gearboxes.tsv is absent (any brand).
+var gearboxBrands = sync.OnceValue(func() map[string][]string {
+	out := map[string][]string{}
+	for name, g := range gearboxTable() {
+		if g.Brands != nil {
+			out[name] = g.Brands
+		}
+	}
+	return out
+})
 
 // mercedesCompact are the front-drive compacts that get Mercedes' DCTs.
 var mercedesCompact = map[string]bool{
@@ -420,6 +387,9 @@ func bmwCode(model string, c *car) string {
 	switch {
 	case c.cylinders >= 8:
 		n = 50
+	case six && suffix == "d" && c.genYear >= 2010:
+		// The N57 and B57 sixes: 525d 204-218 hp, 530d 245-286, 540d from 313.
+		n = climb(c.kw, []rung[int]{{220, 40}, {170, 30}}, 25)
 	case six && suffix == "d":
 		n = climb(c.kw, []rung[int]{{220, 40}}, 30)
 	case six && c.kw >= 220:
@@ -430,6 +400,9 @@ func bmwCode(model string, c *car) string {
 		n = 30
 	case c.cylinders <= 3:
 		n = climb(c.kw, []rung[int]{{90, 18}}, 16)
+	case suffix == "d" && c.genYear >= 2010:
+		// 318d 143-150 hp, 320d 163-190, 325d 218-231.
+		n = climb(c.kw, []rung[int]{{150, 25}, {120, 20}}, 18)
 	case suffix == "d":
 		n = climb(c.kw, []rung[int]{{150, 25}, {100, 20}}, 18)
 	default:

@@ -1,7 +1,11 @@
 package gen
 
 import (
+	"cmp"
 	"math"
+	"slices"
+
+	"github.com/vspec/catalogue/data/vocab"
 )
 
 // car is the physical model of one variant from which every spec value is
@@ -16,9 +20,13 @@ type car struct {
 	fuel      string
 	year      int // model year the equipment and norms are taken from
 	genYear   int // the generation's launch year, which names take their era from
+	markYear  int // the launch year of the generation's mark, whose platform a facelift keeps
 	trim      int // 0 = base trim
 	trims     int // number of trims of the brand
 	trimLevel float64
+	limits    vocab.Limits          // the nameplate's fuels, drives and power by year (powertrains.tsv)
+	families  []*vocab.EngineFamily // the brand's engine families (engines.tsv), nil when not listed
+	family    *vocab.EngineFamily   // the family of this variant's engine, nil when derived
 
 	drive        string // front, rear, all
 	transmission string // manual, automatic, dct, cvt, single_speed, amt
@@ -229,7 +237,13 @@ func (c *car) powertrain(r *rng) {
 		c.quadricycle(q, r)
 		return
 	}
-	c.kw = math.Max(25, math.Round(c.drawPower(r)*0.7355))
+	hp := c.drawPower(r)
+	// Within the nameplate's real range for that year (powertrains.tsv).
+	if lo, hi, ok := c.limits.HP(c.year); ok {
+		hp = clamp(hp, float64(lo), float64(hi))
+	}
+	hp = c.pickFamily(hp)
+	c.kw = math.Max(25, math.Round(hp*0.7355))
 	c.hp = math.Round(c.kw * 1.35962)
 	c.checkDrive(r)
 
@@ -237,20 +251,41 @@ func (c *car) powertrain(r *rng) {
 	case "electric":
 		c.batteryKWh = math.Min(batteryFor(c.segment, c.year, r)*(1+0.05*math.Min(c.premium, 1.5)), 123)
 	case "plug_in_hybrid":
-		c.batteryKWh = roundTo(phevBattery(c.genYear)*r.between(0.9, 1.12), 0.1) // a generation keeps its pack
+		// A mark keeps its pack through its facelift (330e G20 and G20 LCI 12 kWh).
+		c.batteryKWh = roundTo(phevBattery(cmp.Or(c.markYear, c.genYear))*r.between(0.9, 1.12), 0.1)
 	}
 	c.kerbWeight(r)
 	// Even the slowest car reaches 100 km/h within slowestAccel.
 	if c.weight/c.kw > maxKgPerKW {
 		c.kw = math.Ceil(c.weight / maxKgPerKW)
 		c.hp = math.Round(c.kw * 1.35962)
+		// The least powerful engine of the brand's families that is enough,
+		// or no family when none is.
+		if c.family != nil {
+			c.family = nil
+			best := math.Inf(1)
+			c.eachStep(func(f *vocab.EngineFamily, hp float64) bool {
+				if kw := math.Round(hp * 0.7355); kw >= c.kw && kw < best {
+					best, c.family = kw, f
+				}
+				return true
+			})
+			if c.family != nil {
+				c.kw, c.hp = best, math.Round(best*1.35962)
+			}
+		}
 	}
 
 	if c.hasICE() {
 		c.turbo = c.fuel == "diesel" || (c.year >= 2008 && r.chance(0.8)) || (c.year < 2008 && r.chance(0.2)) || c.kw > 200
+		if c.family != nil {
+			c.turbo = c.family.Turbo
+		}
 		specific := r.between(45, 60) // kW per litre, naturally aspirated
+		u := (specific - 45) / 15     // where in its kind's range the engine lies
 		if c.turbo {
 			specific = r.between(62, 88)
+			u = (specific - 62) / 26
 		}
 		if c.body == "van" || c.body == "pickup" {
 			specific *= 0.75 // commercial engines are large and lightly tuned
@@ -258,12 +293,53 @@ func (c *car) powertrain(r *rng) {
 		if c.fuel == "diesel" {
 			specific = r.between(45, 62)
 		}
+		if c.segment == 'S' && c.kw > 300 {
+			// Sports car engines rev higher and run more boost than any
+			// volume engine, the more the stronger: 911 Carrera S 3.0 331
+			// kW, 720S 4.0 V8 530 kW, F8 3.9 V8 530 kW; without a turbo
+			// Huracán 5.2 V10 470 kW, 812 6.5 V12 588 kW; a decade earlier
+			// 15 % less (F430 4.3 V8 360 kW).
+			if year, ok := naSportsCars[c.brand]; ok && c.year < year {
+				c.turbo = false
+			}
+			t := clamp((c.kw-300)/200, 0, 1)
+			if c.turbo {
+				specific = 95 + 30*t + 15*u
+			} else {
+				specific = 75 + 20*u
+			}
+			if c.year < 2010 {
+				specific *= 0.85
+			}
+		}
 		iceKW := c.kw
+		var hybridICE *vocab.EngineFamily
+		switch c.fuel {
+		case "hybrid":
+			// A full hybrid's engine gives most of the system power (RAV4
+			// 2.5 131 of 163 kW, Yaris 1.5 68 of 85 kW).
+			iceKW = c.kw * r.between(0.75, 0.85)
+		case "plug_in_hybrid":
+			// A plug-in's engine gives about 60 % (Golf GTE 1.4 TSI 110 of
+			// 180 kW, 330e 2.0 135 of 215 kW, RAV4 PHEV 2.5 136 of 225 kW).
+			iceKW = c.kw * r.between(0.55, 0.65)
+		}
 		if c.isPHEV() || c.fuel == "hybrid" {
-			iceKW = c.kw * r.between(0.6, 0.75)
+			if hybridICE = c.hybridEngine(iceKW); hybridICE != nil {
+				c.turbo = hybridICE.Turbo
+			} else if atkinsonHybrid[c.brand] {
+				// Atkinson-cycle engines without a turbo: about 40-56 kW
+				// per litre (Toyota 1.8 40, 2.5 53).
+				c.turbo = false
+				specific = 40 + 16*u
+			}
 		}
 		c.dispCC = nearestDisplacement(math.Max(iceKW/specific*1000, minDisplacement(c.segment, c.fuel)))
 		switch {
+		case c.family != nil:
+			c.dispCC, c.cylinders = c.family.CC, c.family.Cylinders
+		case hybridICE != nil:
+			c.dispCC, c.cylinders = hybridICE.CC, hybridICE.Cylinders
 		case c.dispCC < 1100:
 			c.cylinders = 3
 		case c.dispCC < 2600:
@@ -382,7 +458,7 @@ func (c *car) drawPower(r *rng) float64 {
 // cars beyond what one motor gives.
 func (c *car) checkDrive(r *rng) {
 	switch {
-	case fourByFourOnly(c.brand, c.model):
+	case c.limits.FourByFourOnly():
 		c.drive = "all"
 	case c.segment == 'A' && c.body != "suv" && c.drive == "all":
 		c.drive = "front"
@@ -397,6 +473,179 @@ func (c *car) checkDrive(r *rng) {
 	if c.isEV() && c.hp > evSingleMotorMaxHP {
 		c.drive = "all"
 	}
+	// The drives the nameplate was sold with in that year come last: a
+	// rear-engined Twingo is rear-driven whatever its power.
+	if allowed := c.limits.Drives(c.year); allowed != nil && !slices.Contains(allowed, c.drive) {
+		switch {
+		case slices.Contains(allowed, "all") && (c.drive == "all" || c.hp > frontDriveMaxHP || len(allowed) == 1):
+			c.drive = "all"
+		case c.drive == "front" && slices.Contains(allowed, "rear"):
+			c.drive = "rear"
+		case c.drive == "rear" && slices.Contains(allowed, "front"):
+			c.drive = "front"
+		default:
+			c.drive = allowed[0]
+		}
+	}
+}
+
+// allowFuels narrows the fuel shares of the nameplate's powertrain class to
+// the fuels it was sold with that year (powertrains.tsv); a listed fuel the
+// class does not draw gets a typical share. Without a row, an electric
+// version is only drawn for electric nameplates: a combustion nameplate
+// has one only where the data says so (e-Golf 2014-2020, not a 1995 Golf).
+func (c *car) allowFuels(powertrain string, fuels []string, w []float64) ([]string, []float64) {
+	f, w := c.narrowFuels(powertrain, fuels, w)
+	// A brand with engine families has no petrol or diesel version where
+	// none of its engines fits that year (no Yaris diesel in 2024).
+	var f2 []string
+	var w2 []float64
+	for i, fuel := range f {
+		if c.familyFits(fuel) {
+			f2, w2 = append(f2, fuel), append(w2, w[i])
+		}
+	}
+	if f2 == nil {
+		return f, w
+	}
+	return f2, w2
+}
+
+func (c *car) narrowFuels(powertrain string, fuels []string, w []float64) ([]string, []float64) {
+	allowed := c.limits.Fuels(c.year)
+	if allowed == nil {
+		var f2 []string
+		var w2 []float64
+		for i, f := range fuels {
+			// No exotic diesel (a Bentayga V8 Diesel is listed in the data).
+			if (f == "electric" && powertrain != "ev") || (f == "diesel" && exoticPower(c.brand)) {
+				continue
+			}
+			f2, w2 = append(f2, f), append(w2, w[i])
+		}
+		return f2, w2
+	}
+	// A row spanning decades allows a fuel only from its technology's first
+	// year (no 1994 3 Series plug-in hybrid).
+	var inEra []string
+	for _, f := range allowed {
+		if c.year >= fuelFirstYear[f] {
+			inEra = append(inEra, f)
+		}
+	}
+	if inEra != nil {
+		allowed = inEra
+	}
+	var f2 []string
+	var w2 []float64
+	for _, f := range allowed {
+		share := typicalFuelShare[f]
+		if i := slices.Index(fuels, f); i >= 0 && w[i] > 0 {
+			share = w[i]
+		}
+		f2, w2 = append(f2, f), append(w2, share)
+	}
+	return f2, w2
+}
+
+// pickFamily takes a petrol or diesel engine (or a mild hybrid's petrol
+// base) from the brand's engine families on sale in the model year: the
+// power step nearest to hp within the nameplate's range. It returns the
+// step's power, or hp unchanged when no family fits (other fuels, brands
+// engines.tsv does not list, years before their first family).
+func (c *car) pickFamily(hp float64) float64 {
+	c.family = nil
+	best, bestDiff := 0.0, math.Inf(1)
+	c.eachStep(func(f *vocab.EngineFamily, s float64) bool {
+		if d := math.Abs(s - hp); d < bestDiff {
+			best, bestDiff, c.family = s, d, f
+		}
+		return true
+	})
+	if c.family == nil {
+		return hp
+	}
+	return best
+}
+
+// hybridEngine is the petrol family a hybrid or plug-in hybrid of a brand
+// with engine families takes its engine from: the one on sale in the model
+// year with the power step nearest to the engine's share of the system
+// power (a Golf GTE's 1.4 TSI, not a 2.9-litre), nil when none is listed.
+// The nameplate's power range is the system's, so it does not apply.
+func (c *car) hybridEngine(iceKW float64) *vocab.EngineFamily {
+	// The brand's hybrid engines (Toyota's Atkinson-cycle 1.8 and 2.5)
+	// first, else its petrol ones (VW's TSI in the GTE).
+	for _, kind := range []string{"hybrid", "petrol"} {
+		var best *vocab.EngineFamily
+		bestD := math.Inf(1)
+		for _, f := range c.families {
+			if f.Fuel != kind || !f.Covers(c.year) {
+				continue
+			}
+			for _, step := range f.HP {
+				if d := math.Abs(float64(step)*0.7355 - iceKW); d < bestD {
+					best, bestD = f, d
+				}
+			}
+		}
+		if best != nil {
+			return best
+		}
+	}
+	return nil
+}
+
+// familyKind is the engine kind (petrol or diesel) a fuel is built from, ""
+// for fuels engines.tsv does not cover.
+func familyKind(fuel string) string {
+	switch fuel {
+	case "petrol", "mild_hybrid":
+		return "petrol"
+	case "diesel":
+		return "diesel"
+	}
+	return ""
+}
+
+// eachStep calls fn with every power step of the brand's families of the
+// car's engine kind on sale in its model year and within the nameplate's
+// power range, until fn returns false.
+func (c *car) eachStep(fn func(f *vocab.EngineFamily, hp float64) bool) {
+	kind := familyKind(c.fuel)
+	lo, hi, limited := c.limits.HP(c.year)
+	for _, f := range c.families {
+		if f.Fuel != kind || !f.Covers(c.year) {
+			continue
+		}
+		for _, step := range f.HP {
+			if (!limited || (step >= lo && step <= hi)) && !fn(f, float64(step)) {
+				return
+			}
+		}
+	}
+}
+
+// familyFits reports whether a brand with engine families has an engine
+// for fuel in the car's year and power range; fuels the families do not
+// cover always fit.
+func (c *car) familyFits(fuel string) bool {
+	if c.families == nil || familyKind(fuel) == "" {
+		return true
+	}
+	saved := c.fuel
+	c.fuel = fuel
+	fits := false
+	c.eachStep(func(*vocab.EngineFamily, float64) bool { fits = true; return false })
+	c.fuel = saved
+	return fits
+}
+
+// typicalFuelShare is the share a fuel gets among a nameplate's versions when
+// its powertrain class would not draw it at all.
+var typicalFuelShare = map[string]float64{
+	"petrol": 0.5, "diesel": 0.3, "electric": 0.1, "hybrid": 0.12, "plug_in_hybrid": 0.1, "mild_hybrid": 0.15,
+	"lpg": 0.04, "cng": 0.03, "ethanol": 0.03, "hydrogen": 0.05,
 }
 
 // kerbBase is the kerb weight (kg, with driver's 75 kg as EU kerb weights
@@ -429,6 +678,12 @@ func (c *car) kerbWeight(r *rng) {
 		// 135 kW 1,105 kg, GR86 172 kW 1,275, 911 Carrera S 331 kW 1,590;
 		// beyond about 350 kW carbon keeps it there (F8 1,570, 720S 1,520).
 		base = 1250 + math.Min(c.kw, 350) - 0.25*c.kw
+		if saloonBrandSports[c.brand] {
+			// Their roadsters and coupés carry the saloons' steel structure
+			// and equipment: Z4 M40i 1,610 kg, SLK 350 1,540, against the
+			// MX-5's 1,105 (a 911's own platform stays near 1,590).
+			base += 200
+		}
 	}
 	w := base * math.Pow(vol/ref, 0.7)
 	// Body, drive and engine add in proportion to the car's size (a
@@ -573,6 +828,12 @@ func (c *car) performance(r *rng) {
 	if c.drive == "all" {
 		c.accel *= 0.97
 	}
+	if c.drive == "front" {
+		// Front wheels spin away what they get beyond about 150 kW as the
+		// load moves to the rear (Golf GTI 245 hp 6.3 s, GTI 265 hp 5.9 s,
+		// Civic Type R 320 hp 5.7 s).
+		c.accel *= 1 + 0.003*math.Max(0, c.kw-150)
+	}
 	if c.transmission == "manual" {
 		c.accel *= 1.03
 	}
@@ -603,7 +864,10 @@ func (c *car) performance(r *rng) {
 	case "cng":
 		l *= 0.66 // kg/100 km
 	case "plug_in_hybrid":
-		l *= 0.8 // charge-sustaining: it runs as a hybrid, with a heavier battery to carry
+		// Charge-sustaining: a little under a petrol car of its mass, the
+		// hybrid's gain mostly spent on carrying the battery (Golf GTE
+		// about 6 l, 330e 6.5 l, from their weighted figures and ranges).
+		l *= 0.9
 	case "hydrogen":
 		l = 0.75 + c.weight*0.00012 // kg/100 km
 	}
@@ -612,12 +876,11 @@ func (c *car) performance(r *rng) {
 	c.co2 = math.Round(c.consumption * co2PerLitre[c.fuel])
 
 	if c.isEV() || c.isPHEV() {
-		// WLTP energy from the grid: about 15-17 kWh/100 km whatever the
-		// size (e-208 16.0, ID.3 15.5, Model 3 15.3, ID.4 17.2).
-		c.energy = roundTo((12+0.002*c.weight+(c.cd-0.28)*20)*r.normal(1, 0.04), 0.1)
-		if c.isPHEV() {
-			c.energy = roundTo(c.energy*1.12, 0.1)
-		}
+		// WLTP energy from the grid: about 15-18 kWh/100 km whatever the
+		// size (Zoe 17.7, e-208 16.0, ID.3 15.5, Model 3 15.3, ID.4 17.2):
+		// regeneration returns much of what mass costs, and the charging
+		// and drivetrain losses a small car has too.
+		c.energy = roundTo((14.3+0.0009*c.weight+(c.cd-0.28)*20)*r.normal(1, 0.04), 0.1)
 		net := c.batteryKWh * 0.92
 		if c.isPHEV() {
 			net = c.batteryKWh * 0.82 // a plug-in hybrid keeps a larger reserve (Golf GTE 10.4 of 13 kWh)
@@ -648,7 +911,10 @@ func (c *car) performance(r *rng) {
 		}
 		// The battery and the era limit the charging power.
 		if c.dcKW > 0 {
-			c.dcKW = math.Floor(math.Min(c.dcKW, math.Min(maxDCRate*c.batteryKWh, dcEraCap(c.year)))/5) * 5
+			// The cap uses the battery as recorded (0.1 kWh), so the recorded
+			// figures keep the C-rate too.
+			recorded := math.Round(c.batteryKWh*10) / 10
+			c.dcKW = math.Floor(math.Min(c.dcKW, math.Min(maxDCRate*recorded, dcEraCap(c.year)))/5) * 5
 		}
 	}
 	if c.isPHEV() {
@@ -664,17 +930,18 @@ func (c *car) performance(r *rng) {
 }
 
 // phevBattery is the typical gross battery of a plug-in hybrid launched in
-// a year: 9 kWh until 2016 (Golf GTE 8.7, Passat GTE 9.9), 12 by 2019 (330e),
-// 13-14 in 2020-21 (Golf eHybrid 13, Kuga 14.4), about 20 from 2024 (Golf
-// eHybrid 19.7, Kodiaq iV 25.7).
+// a year: 9 kWh until 2016 (Golf GTE 8.7, Passat GTE 9.9), 13 by 2019
+// (Golf GTE 13, 330e 12, Passat GTE 13), 13.5-15 in 2020-23 (Kuga 14.4,
+// Tucson 13.8, 308 12.4, X1 14.2; a few premium packs beyond 20), about
+// 20 from 2024 (Golf eHybrid 19.7, 5 Series 19.4, Kodiaq iV 25.7).
 func phevBattery(year int) float64 {
 	switch {
 	case year <= 2016:
 		return 9
 	case year < 2020:
-		return 9 + float64(year-2016)
+		return 9 + 4*float64(year-2016)/3
 	case year < 2024:
-		return 13 + 1.5*float64(year-2020)
+		return 13.5 + 0.5*float64(year-2020)
 	}
 	return 20
 }

@@ -6,8 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/vspec/catalogue/data/dataset"
 )
 
 // DemoSeed seeds every entity of the demo chain (its brands' models,
@@ -243,23 +241,6 @@ func parseDemoCar(f []string) (*DemoCar, error) {
 		}
 	}
 	return c, nil
-}
-
-// planDemoGenerations gives a demo model its real generations (all of them,
-// with their names and years) and the cars of its last two.
-func (g *generator) planDemoGenerations(m *modelPlan) {
-	d := &DemoModels[m.demo]
-	m.gens = m.gens[:0]
-	for i, dg := range d.Generations {
-		gp := &genPlan{
-			model: m, id: dataset.GenerationID(m.id, i+1), name: dg.Name, slug: slugify(dg.Name),
-			yearStart: dg.Start, yearEnd: dg.End,
-		}
-		m.gens = append(m.gens, gp)
-	}
-	last := len(m.gens) - 1
-	m.gens[last-1].demoCars = d.Cars[0][:]
-	m.gens[last].demoCars = d.Cars[1][:]
 }
 
 // apply sets the car's figures to the demo car's published ones, in place

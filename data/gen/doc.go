@@ -1,7 +1,9 @@
 // Package gen is the deterministic generator of the synthetic catalogue: from
 // a seed it produces a dataset.Set with the exact shape and size of the real
-// catalogue (1,357 models, 5,428 generations, 103,372 variants at scale 1),
-// real brand and model names, and coherent figures (power in kW and hp agree,
+// catalogue (1,357 models, 3,585 generations, 103,372 variants at scale 1),
+// real brand and model names, the real generations of the nameplates listed
+// in data/vocab/generations.tsv (6-8-year cycles for the others), and
+// coherent figures (power in kW and hp agree,
 // performance fits power and weight, EVs have batteries and no fuel
 // consumption, plug-in hybrids have both, combustion cars have displacement,
 // consumption and CO2, dimensions and weights fit the body type).

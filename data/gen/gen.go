@@ -14,7 +14,7 @@ import (
 // Sizes of the full catalogue (scale 1).
 const (
 	FullModels      = 1357
-	FullGenerations = 5428
+	FullGenerations = 3585
 	FullVariants    = 103372
 )
 
@@ -116,13 +116,14 @@ type generator struct {
 }
 
 type modelPlan struct {
-	seed     vocab.ModelSeed
-	brand    *vocab.Brand
-	id       uint32
-	ordinal  int // position within the brand in the vocabulary, 1-based
-	demo     int // index in DemoModels, -1 when not a demo model
-	gens     []*genPlan
-	baseGens int
+	seed    vocab.ModelSeed
+	brand   *vocab.Brand
+	id      uint32
+	ordinal int // position within the brand in the vocabulary, 1-based
+	demo    int // index in DemoModels, -1 when not a demo model
+	gens    []*genPlan
+	real    []genPhase   // its real generations from generations.tsv, nil when not listed
+	limits  vocab.Limits // its fuels, drives and power by year from powertrains.tsv
 }
 
 type genPlan struct {
@@ -131,6 +132,8 @@ type genPlan struct {
 	name, slug string
 	yearStart  int
 	yearEnd    int // 0 while in production
+	markStart  int // its mark's launch year (the facelift's predecessor's)
+	from, to   int // the model years its variants take: its years within the nameplate's
 	variants   int
 	demoCars   []*DemoCar // the hand-picked cars of a demo generation, its first variants
 }
@@ -155,9 +158,10 @@ func (g *generator) init() {
 	g.texts = map[string]int32{}
 }
 
-// pickModels selects n models: the demo models always, then round-robin over
-// brands by popularity (every brand's first model, then every brand's second,
-// ...), so a scaled-down catalogue keeps the big brands' best-known models.
+// pickModels selects n models: the demo models always, then the nameplates
+// of generations.tsv by sales rank (so no best-seller is dropped), then the
+// others round-robin over brands by popularity (every brand's first model,
+// then every brand's second, ...).
 func (g *generator) pickModels(n int) error {
 	type cand struct {
 		plan  *modelPlan
@@ -177,7 +181,7 @@ func (g *generator) pickModels(n int) error {
 		if d, ok := g.demoIndex[ms.Brand+"\t"+ms.Name]; ok {
 			demo = d
 		}
-		p := &modelPlan{seed: ms, brand: b, ordinal: o, demo: demo, id: dataset.ModelID(b.ID, o)}
+		p := &modelPlan{seed: ms, brand: b, ordinal: o, demo: demo, id: dataset.ModelID(b.ID, o), limits: g.v.PowertrainLimits(ms.Brand, ms.Name)}
 		cands = append(cands, cand{p, o, b.Popularity})
 	}
 	if len(cands) < n {
@@ -196,6 +200,14 @@ func (g *generator) pickModels(n int) error {
 		ci, cj := cands[i], cands[j]
 		if (ci.plan.demo >= 0) != (cj.plan.demo >= 0) {
 			return ci.plan.demo >= 0
+		}
+		// Ranked nameplates by sales rank, then the rest round-robin.
+		ri, rj := ci.plan.seed.Rank, cj.plan.seed.Rank
+		if (ri > 0) != (rj > 0) {
+			return ri > 0
+		}
+		if ri != rj {
+			return ri < rj
 		}
 		if ci.round != cj.round {
 			return ci.round < cj.round
@@ -216,75 +228,171 @@ func endYear(y int) int {
 	return y
 }
 
-// allocateGenerations gives every model a generation count derived from its
-// production span, then adjusts the non-demo models so the total is exact.
+// allocateGenerations gives every model its generations. A nameplate listed
+// in generations.tsv has its real ones: all of them in the full catalogue,
+// the latest ones below scale 1. Every other nameplate gets 6-8-year cycles
+// with a mid-cycle facelift (planCycles); its number of generations is what
+// moves to make the total exact.
 func (g *generator) allocateGenerations(total int) error {
-	for _, m := range g.models {
-		g.rng.seed(g.seedFor(m.demo >= 0), uint64(m.id), 1)
-		span := endYear(m.seed.YearEnd) - m.seed.YearStart + 1
-		life := g.rng.between(2.6, 4.6)
-		n := int(math.Round(float64(span) / life))
-		n = max(1, min(n, maxGenerationsPerMod))
-		if m.demo >= 0 {
-			n = len(DemoModels[m.demo].Generations) // its real ones
-		}
-		m.baseGens = n
-	}
-	sum := 0
 	counts := make([]int, len(g.models))
-	sum = 0
+	lo := make([]int, len(g.models))
+	hi := make([]int, len(g.models))
+	var adjustable []int
+	sum := 0
 	for i, m := range g.models {
-		counts[i] = m.baseGens
-		sum += g.keptGenerations(m, counts[i])
-	}
-	// Adjust by spreading the difference over non-demo models, those with
-	// the most years per generation first when adding, the fewest when removing.
-	adjustable := make([]int, 0, len(g.models))
-	for i, m := range g.models {
-		if m.demo < 0 {
+		// The demo models are listed too: TestDemoGenerationsAreReal holds
+		// demo/generations.tsv to what generations.tsv gives them.
+		if len(m.seed.Marks) > 0 {
+			m.real = realPhases(m.seed)
+			if len(m.real) > maxGenerationsPerMod {
+				return fmt.Errorf("%s %s has %d generations, the id scheme allows %d", m.brand.Slug, m.seed.Name, len(m.real), maxGenerationsPerMod)
+			}
+			counts[i], lo[i], hi[i] = len(m.real), len(m.real), len(m.real)
+		} else {
+			counts[i], lo[i], hi[i] = cycleCounts(m.seed)
+		}
+		if m.demo >= 0 && hi[i] < 2 {
+			return fmt.Errorf("demo model %s %s has %d generation, it needs 2", m.brand.Slug, m.seed.Name, hi[i])
+		}
+		switch {
+		case m.demo >= 0 && g.opts.Scale < 1:
+			// A scaled-down catalogue keeps only the two demo
+			// generations of a demo model, with their full-catalogue ids.
+			counts[i], lo[i], hi[i] = 2, 2, 2
+		case g.opts.Scale < 1:
+			// and at least the latest generation of every other model.
+			lo[i] = 1
+		}
+		if lo[i] < hi[i] && m.demo < 0 {
 			adjustable = append(adjustable, i)
 		}
+		sum += counts[i]
 	}
+	// Below scale 1 the target is a floor: what every model must keep.
+	if g.opts.Scale < 1 {
+		floor := 0
+		for i := range g.models {
+			floor += lo[i]
+		}
+		total = max(total, floor)
+	}
+	// Add to the models with the most years per generation, remove from
+	// those with the fewest.
 	ratio := func(i int) float64 {
 		m := g.models[i]
 		return float64(endYear(m.seed.YearEnd)-m.seed.YearStart+1) / float64(counts[i])
 	}
-	// Below scale 1 the target is a floor: demo models keep their
-	// generations and every other model needs at least one.
-	fixed := sum
-	for _, i := range adjustable {
-		fixed -= counts[i] - 1
-	}
-	total = max(total, fixed)
-	if err := adjust(counts, adjustable, total-sum, 1, maxGenerationsPerMod, ratio); err != nil {
+	if err := adjustWithin(counts, adjustable, total-sum, lo, hi, ratio); err != nil {
 		return fmt.Errorf("cannot allocate %d generations over %d models: %w", total, len(g.models), err)
 	}
 	for i, m := range g.models {
 		g.planGenerations(m, counts[i])
-		m.gens = m.gens[len(m.gens)-g.keptGenerations(m, counts[i]):]
 	}
 	return nil
 }
 
-// keptGenerations is how many of a model's n generations the catalogue
-// keeps: all of them, except that a scaled-down catalogue keeps only the two
-// demo generations of a demo model (the latest two, with the same ids and
-// years as in the full catalogue).
-func (g *generator) keptGenerations(m *modelPlan, n int) int {
-	if m.demo >= 0 && g.opts.Scale < 1 {
-		return 2
-	}
-	return n
+// genPhase is one catalogue generation before it gets its id: a real one from
+// generations.tsv or one of a planned cycle.
+type genPhase struct {
+	name      string // after the model name; "" for the model name alone
+	yearStart int
+	yearEnd   int // 0 while in production
+	markStart int // its mark's launch year: a facelift keeps the mark's platform
 }
 
-// adjust adds (diff > 0) or removes (diff < 0) one unit at a time from the
-// candidates, keeping each count within [lo, hi], choosing the candidate
-// with the highest score when adding and the lowest when removing.
-func adjust(counts []int, cands []int, diff, lo, hi int, score func(i int) float64) error {
+// realPhases lists the catalogue generations of a nameplate listed in
+// generations.tsv: every mark, split at its facelift, that is on sale in
+// the nameplate's years.
+func realPhases(ms vocab.ModelSeed) []genPhase {
+	var out []genPhase
+	for _, mk := range ms.Marks {
+		for _, p := range mk.Phases() {
+			if endYear(p.YearEnd) < ms.YearStart {
+				continue
+			}
+			out = append(out, genPhase{p.Name, p.YearStart, p.YearEnd, mk.YearStart})
+		}
+	}
+	return out
+}
+
+// cycleMarks is how many marks of 6-8 years a nameplate's span holds, at
+// the fewest and the most (one for spans under six years).
+func cycleMarks(ms vocab.ModelSeed) (kmin, kmax int) {
+	span := float64(endYear(ms.YearEnd) - ms.YearStart)
+	kmin = max(1, int(math.Round(span/8)))
+	kmax = max(kmin, int(math.Round(span/6)))
+	return kmin, kmax
+}
+
+// cycleCounts is the usual, the fewest and the most catalogue generations of
+// a nameplate planned in cycles: 7-year marks each with a facelift, longest
+// marks without facelifts, shortest marks each with one. A mark shorter than
+// four years gets no facelift.
+func cycleCounts(ms vocab.ModelSeed) (usual, lo, hi int) {
+	span := endYear(ms.YearEnd) - ms.YearStart
+	kmin, kmax := cycleMarks(ms)
+	faceliftable := func(k int) int {
+		if span/k >= 4 {
+			return k
+		}
+		return 0
+	}
+	k := min(max(int(math.Round(float64(span)/7)), kmin), kmax)
+	return k + faceliftable(k), kmin, kmax + faceliftable(kmax)
+}
+
+// planCycles splits a nameplate's years into n catalogue generations: marks
+// of equal length between 6 and 8 years where the span allows, the
+// facelifts spread over them at mid-cycle. Marks are numbered from I when
+// the nameplate starts inside the catalogue's years; one already on sale in
+// 1990 (whose earlier marks the data does not list) names later marks by
+// their launch year, as the press does.
+func planCycles(ms vocab.ModelSeed, n int) []genPhase {
+	kmin, kmax := cycleMarks(ms)
+	k := min(max((n+1)/2, kmin), kmax)
+	k = min(k, n)
+	f := n - k
+	start, end := ms.YearStart, endYear(ms.YearEnd)
+	span := float64(end - start)
+	var out []genPhase
+	for i := 0; i < k; i++ {
+		ys := start + int(math.Round(span*float64(i)/float64(k)))
+		ye := start + int(math.Round(span*float64(i+1)/float64(k)))
+		if i == k-1 {
+			ye = ms.YearEnd
+		}
+		name := roman[min(i+1, len(roman)-1)]
+		if ms.YearStart <= 1990 {
+			name = ""
+			if i > 0 {
+				name = fmt.Sprintf("(%d)", ys)
+			}
+		}
+		// Spread f facelifts over k marks.
+		if (i+1)*f/k > i*f/k {
+			fl := ys + (endYear(ye)-ys+1)/2
+			out = append(out, genPhase{name, ys, fl, ys})
+			fname := "Facelift"
+			if name != "" {
+				fname = name + " Facelift"
+			}
+			out = append(out, genPhase{fname, fl, ye, ys})
+			continue
+		}
+		out = append(out, genPhase{name, ys, ye, ys})
+	}
+	return out
+}
+
+// adjustWithin adds (diff > 0) or removes (diff < 0) one unit at a time,
+// keeping counts[i] within [lo[i], hi[i]], choosing the candidate with the
+// highest score when adding and the lowest when removing.
+func adjustWithin(counts, cands []int, diff int, lo, hi []int, score func(i int) float64) error {
 	for diff != 0 {
 		best, bestScore := -1, 0.0
 		for _, i := range cands {
-			if (diff > 0 && counts[i] >= hi) || (diff < 0 && counts[i] <= lo) {
+			if (diff > 0 && counts[i] >= hi[i]) || (diff < 0 && counts[i] <= lo[i]) {
 				continue
 			}
 			s := score(i)
@@ -308,48 +416,47 @@ func adjust(counts []int, cands []int, diff, lo, hi int, score func(i int) float
 	return nil
 }
 
+// adjust is adjustWithin with the same bounds for every candidate.
+func adjust(counts []int, cands []int, diff, lo, hi int, score func(i int) float64) error {
+	los, his := make([]int, len(counts)), make([]int, len(counts))
+	for i := range counts {
+		los[i], his[i] = lo, hi
+	}
+	return adjustWithin(counts, cands, diff, los, his, score)
+}
+
 var roman = []string{"", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV", "XV", "XVI", "XVII", "XVIII", "XIX", "XX"}
 
-// planGenerations splits the model's production years over n generations,
-// alternating new marks and facelifts, and names them "Golf VII",
-// "Golf VII Facelift".
+// planGenerations gives the model n generations: the latest n of its real
+// ones, or n planned in cycles. Ids follow the generation's position among
+// all of the model's real ones, so a scaled-down catalogue keeps the ids of
+// the full one for listed nameplates.
 func (g *generator) planGenerations(m *modelPlan, n int) {
-	if m.demo >= 0 {
-		g.planDemoGenerations(m)
-		return
+	phases := m.real
+	if phases == nil {
+		phases = planCycles(m.seed, n)
 	}
-	r := g.rng
-	r.seed(g.seedFor(m.demo >= 0), uint64(m.id), 2)
-	start, end := m.seed.YearStart, endYear(m.seed.YearEnd)
-	span := float64(end - start)
-	// Models already on sale in 1990 started earlier: their first mark in
-	// the catalogue is not the first mark ever.
-	mark := 1
-	if start <= 1990 {
-		mark += r.intBetween(1, 3)
-	}
-	facelift := false
-	for i := 0; i < n; i++ {
-		ys := start + int(math.Round(span*float64(i)/float64(n)))
-		ye := start + int(math.Round(span*float64(i+1)/float64(n)))
-		gp := &genPlan{model: m, id: dataset.GenerationID(m.id, i+1), yearStart: ys, yearEnd: ye}
-		if i == n-1 && m.seed.YearEnd == 0 {
-			gp.yearEnd = 0
+	first := len(phases) - n
+	for i := first; i < len(phases); i++ {
+		p := phases[i]
+		name := m.seed.Name
+		if p.name != "" {
+			name += " " + p.name
 		}
-		name := m.seed.Name + " " + roman[min(mark, len(roman)-1)]
-		if facelift {
-			name += " Facelift"
+		gp := &genPlan{
+			model: m, id: dataset.GenerationID(m.id, i+1), name: name, slug: slugify(name),
+			yearStart: p.yearStart, yearEnd: p.yearEnd, markStart: p.markStart,
+			// Model years: the generation's years within the nameplate's
+			// (a mark launched in 1983 has 1990 models at the earliest).
+			from: max(p.yearStart, m.seed.YearStart), to: min(endYear(p.yearEnd), endYear(m.seed.YearEnd)),
 		}
-		gp.name = name
-		gp.slug = slugify(name)
 		m.gens = append(m.gens, gp)
-		// Most marks get a facelift when there is room.
-		if !facelift && i < n-1 && r.chance(0.75) {
-			facelift = true
-		} else {
-			facelift = false
-			mark++
-		}
+	}
+	if m.demo >= 0 {
+		// The hand-picked cars are the first variants of the last two.
+		d, last := &DemoModels[m.demo], len(m.gens)-1
+		m.gens[last-1].demoCars = d.Cars[0][:]
+		m.gens[last].demoCars = d.Cars[1][:]
 	}
 }
 
@@ -378,7 +485,7 @@ func (g *generator) allocateVariants(total int) error {
 	weights := make([]float64, len(gens))
 	wsum := 0.0
 	for i, gp := range gens {
-		years := endYear(gp.yearEnd) - gp.yearStart + 1
+		years := gp.to - gp.from + 1
 		weights[i] = variantWeight(gp.model.seed.Segment, gp.model.seed.Powertrain, years)
 		wsum += weights[i]
 	}

@@ -3,11 +3,13 @@ package gen
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/vspec/catalogue/data/dataset"
+	"github.com/vspec/catalogue/data/vocab"
 )
 
 // variantFacts is what the editor's invariants look at for one variant of
@@ -26,6 +28,21 @@ type variantFacts struct {
 	batteryKWh, dcKW    float64
 	year, price         int
 	hasPrice, hasWeight bool
+	fourByFour          bool // the nameplate was only sold with four-wheel drive (powertrains.tsv)
+	limits              vocab.Limits
+	yearEnd             int // the generation's last year (2026 while in production)
+}
+
+// dataAllows reports whether powertrains.tsv lets the nameplate have drive
+// in some year of the generation (the Audi TT and the Smart Fortwo are
+// sports or city cars with real front or four-wheel-drive versions).
+func (f *variantFacts) dataAllows(drive string) bool {
+	for y := f.year; y <= f.yearEnd; y++ {
+		if slices.Contains(f.limits.Drives(y), drive) {
+			return true
+		}
+	}
+	return false
 }
 
 func collectFacts(t *testing.T, s *dataset.Set) []variantFacts {
@@ -57,6 +74,8 @@ func collectFacts(t *testing.T, s *dataset.Set) []variantFacts {
 			fuel: enum("fuel", vr.Fuel), drive: enum("drive", vr.Drive), premium: premiumBrand[brand],
 			exotic: styles[brand] == "exotic", sp: sp, co2: -1, fuelL: -1,
 			year: int(g.YearStart), price: int(vr.PriceEUR), hasPrice: vr.HasPrice && vr.PriceEUR > 0,
+			fourByFour: v.PowertrainLimits(brand, m.Name).FourByFourOnly(),
+			limits:     v.PowertrainLimits(brand, m.Name), yearEnd: endYear(int(g.YearEnd)),
 		}
 		if x, ok := sp["power_hp"]; ok {
 			f.hp = float64(x)
@@ -119,7 +138,7 @@ var editorRules = []editorRule{
 		return ""
 	}},
 	{"front-drive sports car (S segment)", func(f *variantFacts) string {
-		if f.segment == 'S' && f.drive == "front" {
+		if f.segment == 'S' && f.drive == "front" && !f.dataAllows("front") {
 			return "front-wheel drive"
 		}
 		return ""
@@ -137,19 +156,19 @@ var editorRules = []editorRule{
 		return ""
 	}},
 	{"front-drive exotic", func(f *variantFacts) string {
-		if exoticPower(f.brand) && f.drive == "front" && f.segment >= 'D' {
+		if exoticPower(f.brand) && f.drive == "front" && f.segment >= 'D' && !f.dataAllows("front") {
 			return "front-wheel drive"
 		}
 		return ""
 	}},
 	{"4x4-only nameplate without all-wheel drive", func(f *variantFacts) string {
-		if fourByFourOnly(f.brand, f.model) && f.drive != "all" {
+		if f.fourByFour && f.drive != "all" {
 			return f.drive + "-wheel drive"
 		}
 		return ""
 	}},
 	{"A-segment city car with all-wheel drive", func(f *variantFacts) string {
-		if f.segment == 'A' && f.body != "suv" && f.drive == "all" {
+		if f.segment == 'A' && f.body != "suv" && f.drive == "all" && !f.dataAllows("all") {
 			return "all-wheel drive"
 		}
 		return ""

@@ -98,6 +98,16 @@ func techFor(brand string) techWords {
 	return genericTech
 }
 
+// engineBadge is the badge a name carries: the engine family's for petrol
+// and diesel engines built from engines.tsv, else the brand's word for the
+// technology, each as in the generation's era.
+func engineBadge(c *car) string {
+	if c.family != nil && (c.fuel == "petrol" || c.fuel == "diesel") {
+		return eraBadge(c.family.Badge, c.genYear, c.dispCC)
+	}
+	return techFor(c.brand).word(c)
+}
+
 func (t techWords) word(c *car) string {
 	w := eraBadge(t.rawWord(c), c.genYear, c.dispCC)
 	if w == "dT" && c.hp < 70 {
@@ -133,8 +143,9 @@ func (t techWords) rawWord(c *car) string {
 // gearbox_code spec; "" for manual gearboxes.
 func gearboxWord(c *car) string {
 	w := rawGearboxWord(c)
-	if e, ok := gearboxEras[w]; ok && !e.has(c.genYear) {
-		if w == "S tronic" && gearboxEras["DSG"].has(c.genYear) {
+	eras := gearboxEras()
+	if e, ok := eras[w]; ok && !e.has(c.genYear) {
+		if w == "S tronic" && eras["DSG"].has(c.genYear) {
 			return "DSG"
 		}
 		return "Automatic"
@@ -297,7 +308,7 @@ func displayName(model string, c *car, trim string) string {
 		}
 		add(code, awd, gb, trim)
 	default:
-		add(litres(c.dispCC), techFor(c.brand).word(c), hp, gb, awd, trim)
+		add(litres(c.dispCC), engineBadge(c), hp, gb, awd, trim)
 	}
 	return strings.Join(parts, " ")
 }

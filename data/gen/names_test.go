@@ -18,7 +18,7 @@ var nameRules = []editorRule{
 				continue
 			}
 			rest = strings.ReplaceAll(rest, " "+b+" ", " ")
-			if e := badgeEras[b]; !e.has(f.year) {
+			if e := badgeEras()[b]; !e.has(f.year) {
 				return fmt.Sprintf("%s is %d-%d", b, e.first, e.last)
 			}
 			if b == "TDI" {
@@ -32,17 +32,17 @@ var nameRules = []editorRule{
 	{"gearbox name not of its brand or era", func(f *variantFacts) string {
 		rest := " " + nameRest(f) + " "
 		for _, g := range gtronic.FindAllString(rest, -1) {
-			if _, ok := gearboxEras[g]; !ok {
+			if _, ok := gearboxEras()[g]; !ok {
 				return g + " does not exist"
 			}
 		}
-		for _, g := range longestFirst(gearboxEras) {
-			e := gearboxEras[g]
+		for _, g := range longestFirst(gearboxEras()) {
+			e := gearboxEras()[g]
 			if g == "Automatic" || !strings.Contains(rest, " "+g+" ") {
 				continue
 			}
 			rest = strings.ReplaceAll(rest, " "+g+" ", " ")
-			if owners, ok := gearboxBrands[g]; ok && !hasString(owners, f.brand) {
+			if owners, ok := gearboxBrands()[g]; ok && !hasString(owners, f.brand) {
 				return g + " is not a " + f.brand + " gearbox"
 			}
 			if !e.has(f.year) {
@@ -166,7 +166,7 @@ func longestFirst[T any](m map[string]T) []string {
 	return keys
 }
 
-func badgesLongestFirst() []string { return longestFirst(badgeEras) }
+func badgesLongestFirst() []string { return longestFirst(badgeEras()) }
 func trimsLongestFirst() []string  { return longestFirst(trimRules) }
 
 // TestNameInvariants checks the naming rules on the full catalogue.

@@ -67,17 +67,10 @@ const frontDriveMaxHP = 350
 // motor drives the front axle.
 const evSingleMotorMaxHP = 480
 
-// fourByFourBrands and fourByFourModels only ever sold all-wheel drive.
-var fourByFourBrands = map[string]bool{"land-rover": true, "ineos": true, "uaz": true, "hummer": true, "bugatti": true, "rimac": true}
-var fourByFourModels = map[string]bool{
-	"mercedes-benz/G-Class": true, "jeep/Wrangler": true, "jeep/Gladiator": true, "suzuki/Jimny": true,
-	"lada/Niva": true, "lada/Niva Travel": true, "chevrolet/Niva": true, "toyota/Land Cruiser": true,
-	"toyota/Land Cruiser V8": true, "nissan/Patrol": true, "mitsubishi/Pajero": true, "rolls-royce/Cullinan": true,
-}
-
-func fourByFourOnly(brand, model string) bool {
-	return fourByFourBrands[brand] || fourByFourModels[brand+"/"+model]
-}
+// Which nameplates were only sold with four-wheel drive (Land Rover,
+// G-Class, Wrangler, Jimny, Land Cruiser ...), which fuels and drives each
+// had and its power range are data: data/vocab/powertrains.tsv, applied
+// through car.limits.
 
 // Quadricycles: light electric city vehicles (EU L6e/L7e) with figures of
 // their own. Citroën Ami and Fiat Topolino: 6 kW, 5.5 kWh, 485 kg, 45
@@ -177,3 +170,23 @@ func powerLimitedAccel(weightKG, kw float64) float64 {
 	v := 100 / 3.6
 	return 1.2 * weightKG * v * v / (2 * kw * 1000)
 }
+
+// atkinsonHybrid are the brands whose hybrids and plug-in hybrids without a
+// listed engine (engines.tsv) run a naturally aspirated Atkinson-cycle
+// engine: Honda's 2.0 i-MMD, Lexus's 2.5, Mitsubishi's 2.4, Mazda's 2.5.
+var atkinsonHybrid = map[string]bool{"toyota": true, "lexus": true, "honda": true, "mitsubishi": true, "suzuki": true, "mazda": true, "subaru": true}
+
+// naSportsCars are the brands whose sports cars stayed naturally aspirated
+// until a model year, whatever their power (Lamborghini's V10 and V12 until
+// the Revuelto and Temerario).
+var naSportsCars = map[string]int{"lamborghini": 2024}
+
+// saloonBrandSports are the premium brands whose sports cars share their
+// saloons' platforms and weigh accordingly (Z4, SLK/SLC, TT, F-Type, RC).
+var saloonBrandSports = map[string]bool{"bmw": true, "alpina": true, "mercedes-benz": true, "audi": true, "jaguar": true, "lexus": true}
+
+// fuelFirstYear is the first model year of a drive technology in European
+// showrooms (Prius 1997; S 400 Hybrid 2009 and Ampera 2011, the generator's
+// mixed-powertrain shares starting in 2010): the years powertrains.tsv
+// rows cannot precede.
+var fuelFirstYear = map[string]int{"hybrid": 1997, "mild_hybrid": 2010, "plug_in_hybrid": 2010}

@@ -81,7 +81,8 @@ func (g *generator) emitVariants() error {
 			r.seed(seed, uint64(gp.id), 4)
 			platform := car{
 				brand: m.brand.Slug, model: m.seed.Name, style: m.brand.Style, premium: premiumBrand[m.brand.Slug],
-				segment: m.seed.Segment, body: m.seed.Body, year: gp.yearStart, genYear: gp.yearStart, trims: len(trims),
+				segment: m.seed.Segment, body: m.seed.Body, year: gp.from, genYear: gp.yearStart, markYear: gp.markStart, trims: len(trims),
+				limits: m.limits, families: g.v.EngineFamiliesFor(m.brand.Slug, m.seed.Name),
 			}
 			platform.shape(r)
 			if len(gp.demoCars) > 0 {
@@ -93,12 +94,13 @@ func (g *generator) emitVariants() error {
 				r.seed(seed, uint64(dataset.VariantID(gp.id, vi+1)), 5)
 				pv := pendingVariant{c: platform}
 				c := &pv.c
-				c.year = gp.yearStart + r.intn(endYear(gp.yearEnd)-gp.yearStart+1)
+				c.year = gp.from + r.intn(gp.to-gp.from+1)
 				if vi < len(gp.demoCars) {
 					c.fuel = gp.demoCars[vi].Fuel
 					pv.demo = true
 				} else {
 					fuels, w := fuelShares(m.seed.Powertrain, c.brand, c.year)
+					fuels, w = c.allowFuels(m.seed.Powertrain, fuels, w)
 					c.fuel = fuels[r.weighted(w)]
 					if f := gp.dedicatedFuel(); f != "" {
 						c.fuel = f
@@ -298,6 +300,11 @@ func (c *car) chooseDrive(r *rng) {
 	}
 	if c.brand == "subaru" {
 		w = map[string]float64{"front": 0, "rear": 0.05, "all": 0.95}
+	}
+	// Factory gas (CNG) cars were front- or rear-driven: the tanks sit
+	// where a four-wheel-drive car has its rear axle drive.
+	if c.fuel == "cng" {
+		w["all"] = 0
 	}
 	drives := []string{"front", "rear", "all"}
 	c.drive = drives[r.weighted([]float64{w["front"], w["rear"], w["all"]})]

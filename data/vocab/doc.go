@@ -13,6 +13,12 @@
 //	labels/<loc>.tsv labels of groups, specs and enum values per locale (same rows as labels/en.tsv)
 //	brands.tsv       brands: public id, slug, name, country, popularity, naming style, Wikidata id, localized names
 //	models_*.tsv     real model names per brand with body, segment, years and powertrain class
+//	generations.tsv  real generations (code, years, facelift) of the best-selling nameplates, in sales rank order
+//	powertrains.tsv  fuels, driven wheels and power range per nameplate (or brand) and model years
+//	engines.tsv      engine families per brand group and era: badge, displacement, cylinders, power steps;
+//	                 petrol, diesel, and the engines of hybrids
+//	badges.tsv       engine and hybrid badges: the years each was on sale, its predecessor and successor
+//	gearboxes.tsv    automatic gearbox names: the years each was sold and the brands that used it
 //
 // The package imports only the standard library. It must not import the
 // engine, the loader or anything under httpd.

@@ -134,6 +134,12 @@ type ModelSeed struct {
 	YearStart  int
 	YearEnd    int    // 0 when still in production
 	Powertrain string // petrol, ice, mixed, hybrid, phev, ev, fcev
+	// Rank is the nameplate's European sales rank from generations.tsv
+	// (1 sells best), 0 when the nameplate is not listed there.
+	Rank int
+	// Marks are its real generations from generations.tsv, oldest first;
+	// nil when not listed.
+	Marks []Mark
 }
 
 // Vocabulary is the parsed content of the embedded files. It is immutable
@@ -147,6 +153,15 @@ type Vocabulary struct {
 	// Aliases are the search aliases of aliases.tsv: what people type for
 	// a brand ("vw", "merc", "chevy").
 	Aliases []BrandAlias
+	// Powertrains are the rows of powertrains.tsv: fuels, drives and power
+	// per nameplate and model years.
+	Powertrains []PowertrainRule
+	// Engines are the engine families of engines.tsv.
+	Engines []EngineFamily
+	// Badges are the engine and hybrid badges of badges.tsv by name.
+	Badges map[string]Badge
+	// Gearboxes are the automatic gearbox names of gearboxes.tsv.
+	Gearboxes map[string]Gearbox
 
 	specIndex map[string]int
 	enumIndex map[string]int
@@ -264,6 +279,21 @@ func Load() (*Vocabulary, error) {
 	if err := v.loadAliases(); err != nil {
 		return nil, err
 	}
+	if err := v.loadGenerations(); err != nil {
+		return nil, err
+	}
+	if err := v.loadPowertrains(); err != nil {
+		return nil, err
+	}
+	if err := v.loadEngines(); err != nil {
+		return nil, err
+	}
+	if err := v.loadBadges(); err != nil {
+		return nil, err
+	}
+	if err := v.loadGearboxes(); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 
@@ -299,6 +329,11 @@ func rows(name string, min, max int, fn func(line int, f []string) error) error 
 	if err != nil {
 		return fmt.Errorf("cannot read %s: %w", name, err)
 	}
+	return rowsOf(name, b, min, max, fn)
+}
+
+// rowsOf is rows over the content b of the file name.
+func rowsOf(name string, b []byte, min, max int, fn func(line int, f []string) error) error {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	n := 0

@@ -132,9 +132,11 @@ func nextQuarter(s *dataset.Set) mutationStats {
 	for _, r := range s.Demo {
 		demo[s.Variants[r].Generation] = true
 	}
+	// From the middle on, wrapping round: at small scales the demo set's
+	// generations can fill the second half.
 	dropGen := -1
-	for g := len(s.Generations) / 2; g < len(s.Generations); g++ {
-		if !demo[uint32(g)] {
+	for k := range len(s.Generations) {
+		if g := (len(s.Generations)/2 + k) % len(s.Generations); !demo[uint32(g)] {
 			dropGen = g
 			break
 		}

@@ -1,0 +1,60 @@
+package vocab
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Badge is one row of badges.tsv: the model years an engine or hybrid
+// badge was on sale and the badges names carry outside them.
+type Badge struct {
+	First, Last int    // model years; First 0: only a fallback, no era; Last 0: still in use
+	Before      string // the brand's earlier badge for the same technology, "" for none
+	After       string // the successor once the era is over, "" for none
+}
+
+// loadBadges reads badges.tsv.
+func (v *Vocabulary) loadBadges() error {
+	b, err := files.ReadFile("badges.tsv")
+	if err != nil {
+		return fmt.Errorf("cannot read badges.tsv: %w", err)
+	}
+	return v.loadBadgesFrom(b)
+}
+
+// loadBadgesFrom parses the content of badges.tsv.
+func (v *Vocabulary) loadBadgesFrom(b []byte) error {
+	v.Badges = map[string]Badge{}
+	year := func(s string) (int, error) {
+		if s == "" {
+			return 0, nil
+		}
+		y, err := strconv.Atoi(s)
+		if err != nil || y < 1900 || y > 2026 {
+			return 0, fmt.Errorf("bad year %q", s)
+		}
+		return y, nil
+	}
+	return rowsOf("badges.tsv", b, 2, 5, func(_ int, f []string) error {
+		if f[0] == "" {
+			return fmt.Errorf("empty badge")
+		}
+		if _, dup := v.Badges[f[0]]; dup {
+			return fmt.Errorf("badge %q twice", f[0])
+		}
+		var bd Badge
+		var err error
+		if bd.First, err = year(f[1]); err != nil {
+			return fmt.Errorf("%s: %w", f[0], err)
+		}
+		if bd.Last, err = year(f[2]); err != nil {
+			return fmt.Errorf("%s: %w", f[0], err)
+		}
+		if bd.Last != 0 && bd.Last < bd.First {
+			return fmt.Errorf("%s: last %d before first %d", f[0], bd.Last, bd.First)
+		}
+		bd.Before, bd.After = f[3], f[4]
+		v.Badges[f[0]] = bd
+		return nil
+	})
+}

@@ -1,0 +1,249 @@
+package vocab
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// bare returns a copy of the embedded vocabulary without the data of
+// generations.tsv, powertrains.tsv and engines.tsv, to load other content
+// of those files into.
+func bare(t testing.TB) *Vocabulary {
+	t.Helper()
+	v := *Default()
+	v.Models = slices.Clone(v.Models)
+	for i := range v.Models {
+		v.Models[i].Rank, v.Models[i].Marks = 0, nil
+	}
+	v.Powertrains, v.Engines = nil, nil
+	return &v
+}
+
+func TestGenerationsData(t *testing.T) {
+	v := load(t)
+	find := func(brand, model string) ModelSeed {
+		for _, m := range v.Models {
+			if m.Brand == brand && m.Name == model {
+				return m
+			}
+		}
+		t.Fatalf("no nameplate %s %s", brand, model)
+		return ModelSeed{}
+	}
+	listed := 0
+	for _, m := range v.Models {
+		if m.Rank > 0 {
+			listed++
+		}
+	}
+	if listed < 300 {
+		t.Errorf("%d nameplates in generations.tsv, want at least 300", listed)
+	}
+	golf := find("volkswagen", "Golf")
+	if golf.Rank != 1 || len(golf.Marks) != 7 || golf.Marks[5].Code != "VII" || golf.Marks[5].Facelift != 2017 {
+		t.Errorf("Golf: rank %d, marks %+v", golf.Rank, golf.Marks)
+	}
+	var names []string
+	for _, mk := range find("bmw", "3 Series").Marks {
+		for _, p := range mk.Phases() {
+			names = append(names, p.Name)
+		}
+	}
+	if got := strings.Join(names, ","); !strings.Contains(got, "E90,E90 LCI,F30,F30 LCI,G20,G20 LCI") {
+		t.Errorf("3 Series phases %s", got)
+	}
+	// A gap: the Frontera was off the market from 2004 to 2024.
+	fr := find("opel", "Frontera").Marks
+	if len(fr) != 3 || fr[1].YearEnd != 2004 || fr[2].YearStart != 2024 || fr[2].YearEnd != 0 {
+		t.Errorf("Frontera marks %+v", fr)
+	}
+}
+
+func TestGenerationsRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadGenerationsFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("volkswagen\tGolff\tVII\t2012\t2019", "unknown nameplate")
+	f("volkswagen\tGolf\tVII\t2012", "first mark starts 2012") // a valid row, but the Golf dates from 1990
+	f("volkswagen\tGolf\tVII\t2012\t2008", "bad year_end")
+	f("volkswagen\tGolf\tVII\t2012\t2019\t2011", "bad facelift year")
+	f("volkswagen\tGolf\tVII\t2012\t2019\t\tLCI", "without a facelift year")
+	f("volkswagen\tGolf\tVII\t2012\t2019\nvolkswagen\tGolf\tVI\t2008\t2012", "out of order")
+	f("volkswagen\tGolf\tVII\t2012\t2019\nvolkswagen\tGolf\tVII\t2019\t", "twice")
+	f("volkswagen\tGolf\tI\t1974\t1983", "outside the nameplate's years")
+	f("volkswagen\tGolf\tVII\t2012\t2019\nvolkswagen\tPolo\tAW\t2017\t\nvolkswagen\tGolf\tVIII\t2019\t", "not together")
+}
+
+func TestPowertrainsRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadPowertrainsFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("porsche\t911\t1990\t\tdiesle", "unknown fuel")
+	f("porsche\t911\t1990\t\tpetrol\tfront,back", "unknown drive")
+	f("porsche\t911\t2000\t1990\tpetrol", "before from")
+	f("porsche\t911\t1990\t\tpetrol\trear\t500\t300", "bad power range")
+	f("porsche\t912\t1990\t\tpetrol", "unknown nameplate")
+	f("porshe\t*\t\t\tpetrol", "unknown brand")
+}
+
+func TestEnginesRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadEnginesFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("volkswagen\tdiesle\tTDI\t1968\t4\tturbo\t150\t2003", "petrol or diesel")
+	f("volkswagen\tdiesel\tTDI\t1968\t4\tbiturbo\t150\t2003", "turbo or na")
+	f("volkswagen\tdiesel\tTDI\t1968\t4\tturbo\t150,140\t2003", "not ascending")
+	f("volkswagen\tdiesel\tTDI\t1968\t4\tturbo\t150\t2003\t2001", "bad number")
+	f("vw\tdiesel\tTDI\t1968\t4\tturbo\t150\t2003", "unknown brand")
+}
+
+func TestLimits(t *testing.T) {
+	v := load(t)
+	l := v.PowertrainLimits("volkswagen", "Golf")
+	if slices.Contains(l.Fuels(1995), "electric") || !slices.Contains(l.Fuels(2016), "electric") {
+		t.Errorf("Golf fuels 1995 %v, 2016 %v", l.Fuels(1995), l.Fuels(2016))
+	}
+	if !v.PowertrainLimits("land-rover", "Defender").FourByFourOnly() || v.PowertrainLimits("volkswagen", "Golf").FourByFourOnly() {
+		t.Error("four-wheel-drive-only nameplates wrong")
+	}
+	// A nameplate's own rows take precedence over its brand's.
+	if d := v.PowertrainLimits("subaru", "BRZ").Drives(2015); !slices.Equal(d, []string{"rear"}) {
+		t.Errorf("BRZ drives %v", d)
+	}
+	if lo, hi, ok := v.PowertrainLimits("porsche", "911").HP(2010); !ok || lo != 250 || hi != 700 {
+		t.Errorf("911 power %d-%d %v", lo, hi, ok)
+	}
+}
+
+// The three loaders take any bytes without panicking; what they accept is
+// consistent (marks in order with valid facelifts, ascending power steps).
+func FuzzGenerations(f *testing.F) {
+	f.Add([]byte("volkswagen\tGolf\tVII\t2012\t2019\t2017\tVII.5\n"))
+	f.Add([]byte("opel\tFrontera\tA\t1991\t1998\nopel\tFrontera\tB\t1998\t2004\t2001\nopel\tFrontera\t\t2024\n"))
+	f.Add([]byte("# comment\n\nbmw\tX7\tG07\t2019\t\t2022\tG07 LCI\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadGenerationsFrom(b); err != nil {
+			return
+		}
+		for _, m := range v.Models {
+			for i, mk := range m.Marks {
+				if i > 0 && mk.YearStart < m.Marks[i-1].YearStart {
+					t.Fatalf("%s: marks out of order", m.Name)
+				}
+				for _, p := range mk.Phases() {
+					if p.YearEnd != 0 && p.YearEnd < p.YearStart {
+						t.Fatalf("%s %s: phase %d-%d", m.Name, p.Name, p.YearStart, p.YearEnd)
+					}
+				}
+			}
+		}
+	})
+}
+
+func FuzzPowertrains(f *testing.F) {
+	f.Add([]byte("porsche\t911\t1990\t2023\tpetrol\trear,all\t250\t700\n"))
+	f.Add([]byte("land-rover\t*\t\t\t\tall\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadPowertrainsFrom(b); err != nil {
+			return
+		}
+		for _, r := range v.Powertrains {
+			if r.HPMax < r.HPMin || (r.To != 0 && r.To < r.From) {
+				t.Fatalf("accepted %+v", r)
+			}
+		}
+	})
+}
+
+func FuzzEngines(f *testing.F) {
+	f.Add([]byte("volkswagen,skoda\tpetrol\tTSI\t999\t3\tturbo\t95,110,115\t2015\n"))
+	f.Add([]byte("ford\tdiesel\t\t1753\t4\tna\t60\t1990\t2002\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadEnginesFrom(b); err != nil {
+			return
+		}
+		for _, e := range v.Engines {
+			if !slices.IsSorted(e.HP) || (e.Last != 0 && e.Last < e.First) {
+				t.Fatalf("accepted %+v", e)
+			}
+		}
+	})
+}
+
+func TestBadgesRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadBadgesFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("TSI\t2005\nTSI\t2006", "twice")
+	f("HDi\t2013\t1998", "before first")
+	f("TSI\t20o5", "bad year")
+	if b := load(t).Badges["HDi"]; b.First != 1998 || b.Last != 2013 || b.After != "BlueHDi" || b.Before != "TD" {
+		t.Errorf("HDi %+v", b)
+	}
+}
+
+func FuzzBadges(f *testing.F) {
+	f.Add([]byte("HDi\t1998\t2013\tTD\tBlueHDi\nTD\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadBadgesFrom(b); err != nil {
+			return
+		}
+		for name, bd := range v.Badges {
+			if name == "" || (bd.Last != 0 && bd.Last < bd.First) {
+				t.Fatalf("accepted %q %+v", name, bd)
+			}
+		}
+	})
+}
+
+func TestGearboxesRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadGearboxesFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("DSG\t2003\nDSG\t2003", "twice")
+	f("PowerShift\t2010\t2001\tford", "bad last year")
+	f("DSG\t2003\t\tvw", "unknown brand")
+	if g := load(t).Gearboxes["PowerShift"]; g.First != 2010 || g.Last != 2019 || !slices.Equal(g.Brands, []string{"ford"}) {
+		t.Errorf("PowerShift %+v", g)
+	}
+}
+
+func FuzzGearboxes(f *testing.F) {
+	f.Add([]byte("PowerShift\t2010\t2019\tford\nCVT\t1987\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadGearboxesFrom(b); err != nil {
+			return
+		}
+		for name, g := range v.Gearboxes {
+			if name == "" || (g.Last != 0 && g.Last < g.First) {
+				t.Fatalf("accepted %q %+v", name, g)
+			}
+		}
+	})
+}

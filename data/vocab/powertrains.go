@@ -1,0 +1,189 @@
+package vocab
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// PowertrainRule is one row of powertrains.tsv: the fuels, driven wheels and
+// power a nameplate (or every nameplate of a brand) was sold with in a span
+// of model years. Empty lists and zero bounds mean "the generator's
+// defaults".
+type PowertrainRule struct {
+	Brand, Model string // Model "*": every nameplate of the brand
+	From, To     int    // model years; 0: open
+	Fuels        []string
+	Drives       []string
+	HPMin, HPMax int
+}
+
+// Covers reports whether the rule applies to model year y.
+func (r PowertrainRule) Covers(y int) bool {
+	return (r.From == 0 || y >= r.From) && (r.To == 0 || y <= r.To)
+}
+
+// Limits are the rules that apply to one nameplate: its own rows, or its
+// brand's when it has none.
+type Limits []PowertrainRule
+
+// PowertrainLimits returns the rules of a nameplate.
+func (v *Vocabulary) PowertrainLimits(brand, model string) Limits {
+	var own, all Limits
+	for _, r := range v.Powertrains {
+		switch {
+		case r.Brand == brand && r.Model == model:
+			own = append(own, r)
+		case r.Brand == brand && r.Model == "*":
+			all = append(all, r)
+		}
+	}
+	if own != nil {
+		return own
+	}
+	return all
+}
+
+// Fuels returns the fuels allowed in model year y (the union of the rows
+// covering it), nil when no row lists fuels for that year.
+func (l Limits) Fuels(y int) []string {
+	return l.union(y, func(r PowertrainRule) []string { return r.Fuels })
+}
+
+// Drives returns the drives allowed in model year y, nil when no row lists
+// drives for that year.
+func (l Limits) Drives(y int) []string {
+	return l.union(y, func(r PowertrainRule) []string { return r.Drives })
+}
+
+// HP returns the power range of model year y (the envelope of the rows
+// covering it); ok is false when no row gives one.
+func (l Limits) HP(y int) (lo, hi int, ok bool) {
+	for _, r := range l {
+		if !r.Covers(y) || r.HPMax == 0 {
+			continue
+		}
+		if !ok || r.HPMin < lo {
+			lo = r.HPMin
+		}
+		if !ok || r.HPMax > hi {
+			hi = r.HPMax
+		}
+		ok = true
+	}
+	return lo, hi, ok
+}
+
+// FourByFourOnly reports whether every row that names drives allows only
+// all-wheel drive (Land Rover, G-Class, Jimny ...).
+func (l Limits) FourByFourOnly() bool {
+	seen := false
+	for _, r := range l {
+		if r.Drives == nil {
+			continue
+		}
+		if len(r.Drives) != 1 || r.Drives[0] != "all" {
+			return false
+		}
+		seen = true
+	}
+	return seen
+}
+
+func (l Limits) union(y int, field func(PowertrainRule) []string) []string {
+	var out []string
+	for _, r := range l {
+		if !r.Covers(y) {
+			continue
+		}
+		for _, s := range field(r) {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// loadPowertrains reads powertrains.tsv. It runs after loadModels.
+func (v *Vocabulary) loadPowertrains() error {
+	b, err := files.ReadFile("powertrains.tsv")
+	if err != nil {
+		return fmt.Errorf("cannot read powertrains.tsv: %w", err)
+	}
+	return v.loadPowertrainsFrom(b)
+}
+
+// loadPowertrainsFrom parses the content of powertrains.tsv.
+func (v *Vocabulary) loadPowertrainsFrom(b []byte) error {
+	models := map[string]ModelSeed{}
+	brands := map[string]bool{}
+	for _, m := range v.Models {
+		models[m.Brand+"\t"+m.Name] = m
+	}
+	for _, b := range v.Brands {
+		brands[b.Slug] = true
+	}
+	list := func(s, group string) ([]string, error) {
+		if s == "" {
+			return nil, nil
+		}
+		out := strings.Split(s, ",")
+		for i, x := range out {
+			out[i] = strings.TrimSpace(x)
+			if _, ok := v.EnumValueIndex(group, out[i]); !ok {
+				return nil, fmt.Errorf("unknown %s %q", group, out[i])
+			}
+		}
+		return out, nil
+	}
+	year := func(s string) (int, error) {
+		if s == "" {
+			return 0, nil
+		}
+		y, err := strconv.Atoi(s)
+		if err != nil || y < 1930 || y > 2026 {
+			return 0, fmt.Errorf("bad year %q", s)
+		}
+		return y, nil
+	}
+	return rowsOf("powertrains.tsv", b, 5, 8, func(_ int, f []string) error {
+		r := PowertrainRule{Brand: f[0], Model: f[1]}
+		if !brands[r.Brand] {
+			return fmt.Errorf("unknown brand %q", r.Brand)
+		}
+		var err error
+		if r.Model != "*" {
+			if _, ok := models[r.Brand+"\t"+r.Model]; !ok {
+				return fmt.Errorf("unknown nameplate %s %q", r.Brand, r.Model)
+			}
+		}
+		if r.From, err = year(f[2]); err != nil {
+			return err
+		}
+		if r.To, err = year(f[3]); err != nil {
+			return err
+		}
+		if r.To != 0 && r.To < r.From {
+			return fmt.Errorf("%s: to %d before from %d", r.Model, r.To, r.From)
+		}
+		if r.Fuels, err = list(f[4], "fuel"); err != nil {
+			return fmt.Errorf("%s: %w", r.Model, err)
+		}
+		if r.Drives, err = list(f[5], "drive"); err != nil {
+			return fmt.Errorf("%s: %w", r.Model, err)
+		}
+		if f[6] != "" || f[7] != "" {
+			r.HPMin, err = strconv.Atoi(f[6])
+			if err == nil {
+				r.HPMax, err = strconv.Atoi(f[7])
+			}
+			if err != nil || r.HPMin < 1 || r.HPMax < r.HPMin {
+				return fmt.Errorf("%s: bad power range %q-%q", r.Model, f[6], f[7])
+			}
+		}
+		v.Powertrains = append(v.Powertrains, r)
+		return nil
+	})
+}
