@@ -13,15 +13,6 @@ type Badge struct {
 	After       string // the successor once the era is over, "" for none
 }
 
-// loadBadges reads badges.tsv.
-func (v *Vocabulary) loadBadges() error {
-	b, err := files.ReadFile("badges.tsv")
-	if err != nil {
-		return fmt.Errorf("cannot read badges.tsv: %w", err)
-	}
-	return v.loadBadgesFrom(b)
-}
-
 // loadBadgesFrom parses the content of badges.tsv.
 func (v *Vocabulary) loadBadgesFrom(b []byte) error {
 	v.Badges = map[string]Badge{}

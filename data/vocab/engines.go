@@ -54,15 +54,6 @@ func (v *Vocabulary) EngineFamiliesFor(brand, model string) []*EngineFamily {
 	return out
 }
 
-// loadEngines reads engines.tsv.
-func (v *Vocabulary) loadEngines() error {
-	b, err := files.ReadFile("engines.tsv")
-	if err != nil {
-		return fmt.Errorf("cannot read engines.tsv: %w", err)
-	}
-	return v.loadEnginesFrom(b)
-}
-
 // loadEnginesFrom parses the content of engines.tsv.
 func (v *Vocabulary) loadEnginesFrom(b []byte) error {
 	brands := map[string]bool{}

@@ -13,15 +13,6 @@ type Gearbox struct {
 	Brands      []string // nil: any brand
 }
 
-// loadGearboxes reads gearboxes.tsv.
-func (v *Vocabulary) loadGearboxes() error {
-	b, err := files.ReadFile("gearboxes.tsv")
-	if err != nil {
-		return fmt.Errorf("cannot read gearboxes.tsv: %w", err)
-	}
-	return v.loadGearboxesFrom(b)
-}
-
 // loadGearboxesFrom parses the content of gearboxes.tsv.
 func (v *Vocabulary) loadGearboxesFrom(b []byte) error {
 	v.Gearboxes = map[string]Gearbox{}

@@ -43,16 +43,6 @@ func (mk Mark) Phases() []Phase {
 	return []Phase{{mk.Code, mk.YearStart, mk.Facelift}, {fl, mk.Facelift, mk.YearEnd}}
 }
 
-// loadGenerations reads generations.tsv into the models' Marks and sales
-// ranks. It runs after loadModels.
-func (v *Vocabulary) loadGenerations() error {
-	b, err := files.ReadFile("generations.tsv")
-	if err != nil {
-		return fmt.Errorf("cannot read generations.tsv: %w", err)
-	}
-	return v.loadGenerationsFrom(b)
-}
-
 // loadGenerationsFrom parses the content of generations.tsv.
 func (v *Vocabulary) loadGenerationsFrom(b []byte) error {
 	index := map[string]int{}

@@ -106,15 +106,6 @@ func (l Limits) union(y int, field func(PowertrainRule) []string) []string {
 	return out
 }
 
-// loadPowertrains reads powertrains.tsv. It runs after loadModels.
-func (v *Vocabulary) loadPowertrains() error {
-	b, err := files.ReadFile("powertrains.tsv")
-	if err != nil {
-		return fmt.Errorf("cannot read powertrains.tsv: %w", err)
-	}
-	return v.loadPowertrainsFrom(b)
-}
-
 // loadPowertrainsFrom parses the content of powertrains.tsv.
 func (v *Vocabulary) loadPowertrainsFrom(b []byte) error {
 	models := map[string]ModelSeed{}
