@@ -34,12 +34,6 @@ func (g *rng) float() float64                 { return g.r.Float64() }
 func (g *rng) intn(n int) int                 { return g.r.IntN(n) }
 func (g *rng) chance(p float64) bool          { return g.r.Float64() < p }
 func (g *rng) between(lo, hi float64) float64 { return lo + (hi-lo)*g.r.Float64() }
-func (g *rng) intBetween(lo, hi int) int {
-	if hi <= lo {
-		return lo
-	}
-	return lo + g.r.IntN(hi-lo+1)
-}
 
 // normal returns a normally distributed value clamped to ±3 sigma.
 func (g *rng) normal(mean, sd float64) float64 {
