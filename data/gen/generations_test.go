@@ -128,35 +128,23 @@ func collectGenFacts(s *dataset.Set) []genFacts {
 func TestGenerationInvariants(t *testing.T) {
 	s := full(t)
 	facts := collectGenFacts(s)
-	report := func(t *testing.T, n int, examples []string) {
-		t.Helper()
-		t.Logf("%d violations", n)
-		if n > 0 {
-			t.Errorf("%d violations, e.g.\n  %s", n, strings.Join(examples, "\n  "))
-		}
-	}
 	for _, rule := range generationRules {
 		t.Run(strings.ReplaceAll(rule.name, " ", "_"), func(t *testing.T) {
-			n := 0
-			var examples []string
+			var v tally
 			for i := range facts {
 				f := &facts[i]
 				if why := rule.bad(f); why != "" {
-					n++
-					if len(examples) < 5 {
-						examples = append(examples, fmt.Sprintf("%s %q %d-%d: %s", f.brand, f.full, f.yearStart, f.yearEnd, why))
-					}
+					v.add("%s %q %d-%d: %s", f.brand, f.full, f.yearStart, f.yearEnd, why)
 				}
 			}
-			report(t, n, examples)
+			v.report(t)
 		})
 	}
 	// A mark is a generation followed by its "<name> Facelift" (or the
 	// table's facelift name, for listed nameplates this rule skips).
 	for _, rule := range markRules {
 		t.Run(strings.ReplaceAll(rule.name, " ", "_"), func(t *testing.T) {
-			n := 0
-			var examples []string
+			var v tally
 			for i := 0; i < len(facts); i++ {
 				f := &facts[i]
 				start, end := f.yearStart, f.yearEnd
@@ -166,13 +154,10 @@ func TestGenerationInvariants(t *testing.T) {
 					i++
 				}
 				if why := rule.bad(f.seed, start, end); why != "" {
-					n++
-					if len(examples) < 5 {
-						examples = append(examples, fmt.Sprintf("%s %q %d-%d: %s", f.brand, f.full, start, end, why))
-					}
+					v.add("%s %q %d-%d: %s", f.brand, f.full, start, end, why)
 				}
 			}
-			report(t, n, examples)
+			v.report(t)
 		})
 	}
 	t.Run("listed_generation_missing_from_the_catalogue", func(t *testing.T) {
@@ -180,8 +165,7 @@ func TestGenerationInvariants(t *testing.T) {
 		for _, f := range facts {
 			have[f.brand+"\t"+f.seed.Name+"\t"+f.name] = true
 		}
-		n := 0
-		var examples []string
+		var v tally
 		for _, m := range s.Models {
 			brand := s.Brands[m.Brand].Slug
 			var seed vocab.ModelSeed
@@ -192,29 +176,24 @@ func TestGenerationInvariants(t *testing.T) {
 			}
 			for _, p := range tablePhases(seed) {
 				if endYear(p.YearEnd) >= seed.YearStart && !have[brand+"\t"+m.Name+"\t"+p.Name] {
-					n++
-					if len(examples) < 5 {
-						examples = append(examples, fmt.Sprintf("%s %s %s %d-%d", brand, m.Name, p.Name, p.YearStart, p.YearEnd))
-					}
+					v.add("%s %s %s %d-%d", brand, m.Name, p.Name, p.YearStart, p.YearEnd)
 				}
 			}
 		}
-		report(t, n, examples)
+		v.report(t)
 	})
 	t.Run("named_best-seller_missing", func(t *testing.T) {
 		have := map[string]bool{}
 		for _, m := range s.Models {
 			have[s.Brands[m.Brand].Slug+"\t"+m.Name] = true
 		}
-		n := 0
-		var examples []string
+		var v tally
 		for _, b := range bestSellers {
 			if !have[b[0]+"\t"+b[1]] {
-				n++
-				examples = append(examples, b[0]+" "+b[1])
+				v.add("%s %s", b[0], b[1])
 			}
 		}
-		report(t, n, examples)
+		v.report(t)
 	})
 }
 
@@ -222,15 +201,7 @@ func TestGenerationInvariants(t *testing.T) {
 // meant to flag, so a rule that cannot fail does not pass silently.
 func TestGenerationRulesCatch(t *testing.T) {
 	v := vocab.Default()
-	seed := func(brand, name string) vocab.ModelSeed {
-		for _, m := range v.Models {
-			if m.Brand == brand && m.Name == name {
-				return m
-			}
-		}
-		t.Fatalf("no nameplate %s %s", brand, name)
-		return vocab.ModelSeed{}
-	}
+	seed := func(brand, name string) vocab.ModelSeed { return nameplate(t, v, brand, name) }
 	golf, frontera, mustang := seed("volkswagen", "Golf"), seed("opel", "Frontera"), seed("ford", "Mustang")
 	f := func(rule int, g genFacts, wantBad bool) {
 		t.Helper()

@@ -246,27 +246,55 @@ func TestEditorInvariants(t *testing.T) {
 	checkRules(t, editorRules)
 }
 
+// tally counts one rule's violations and keeps the first five as examples.
+type tally struct {
+	n        int
+	examples []string
+}
+
+func (v *tally) add(format string, args ...any) {
+	v.n++
+	if len(v.examples) < 5 {
+		v.examples = append(v.examples, fmt.Sprintf(format, args...))
+	}
+}
+
+// report logs the count and fails the test when there is any violation.
+func (v *tally) report(t *testing.T) {
+	t.Helper()
+	t.Logf("%d violations", v.n)
+	if v.n > 0 {
+		t.Errorf("%d violations, e.g.\n  %s", v.n, strings.Join(v.examples, "\n  "))
+	}
+}
+
+// nameplate is the vocabulary's seed of brand's model, failing t when the
+// vocabulary lacks it.
+func nameplate(t *testing.T, v *vocab.Vocabulary, brand, model string) vocab.ModelSeed {
+	t.Helper()
+	for _, m := range v.Models {
+		if m.Brand == brand && m.Name == model {
+			return m
+		}
+	}
+	t.Fatalf("no nameplate %s %s", brand, model)
+	return vocab.ModelSeed{}
+}
+
 // checkRules runs each rule as a subtest over the full catalogue.
 func checkRules(t *testing.T, rules []editorRule) {
 	s := full(t)
 	facts := collectFacts(t, s)
 	for _, rule := range rules {
 		t.Run(strings.ReplaceAll(rule.name, " ", "_"), func(t *testing.T) {
-			n := 0
-			var examples []string
+			var v tally
 			for i := range facts {
 				f := &facts[i]
 				if why := rule.bad(f); why != "" {
-					n++
-					if len(examples) < 5 {
-						examples = append(examples, fmt.Sprintf("%q (%s, %s, %d): %s", s.Variants[f.row].Name, f.brand, f.fuel, f.year, why))
-					}
+					v.add("%q (%s, %s, %d): %s", s.Variants[f.row].Name, f.brand, f.fuel, f.year, why)
 				}
 			}
-			t.Logf("%d violations", n)
-			if n > 0 {
-				t.Errorf("%d violations, e.g.\n  %s", n, strings.Join(examples, "\n  "))
-			}
+			v.report(t)
 		})
 	}
 }

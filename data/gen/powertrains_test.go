@@ -156,8 +156,9 @@ func TestPowertrainInvariants(t *testing.T) {
 	facts, demo := collectPTFacts(s)
 	for _, rule := range powertrainRules {
 		t.Run(strings.ReplaceAll(rule.name, " ", "_"), func(t *testing.T) {
-			n, nDemo := 0, 0
-			var examples, demoExamples []string
+			var v tally
+			nDemo := 0
+			var demoExamples []string
 			for row := range facts {
 				f := &facts[row]
 				why := rule.bad(f)
@@ -167,19 +168,13 @@ func TestPowertrainInvariants(t *testing.T) {
 					nDemo++
 					demoExamples = append(demoExamples, fmt.Sprintf("%q: %s", f.name, why))
 				default:
-					n++
-					if len(examples) < 5 {
-						examples = append(examples, fmt.Sprintf("%s %q: %s", f.brand, f.name, why))
-					}
+					v.add("%s %q: %s", f.brand, f.name, why)
 				}
 			}
-			t.Logf("%d violations (and %d in the demo set's forced fuels)", n, nDemo)
 			if nDemo > 0 {
-				t.Logf("demo set: %s", strings.Join(demoExamples, "; "))
+				t.Logf("demo set's forced fuels: %d (%s)", nDemo, strings.Join(demoExamples, "; "))
 			}
-			if n > 0 {
-				t.Errorf("%d violations, e.g.\n  %s", n, strings.Join(examples, "\n  "))
-			}
+			v.report(t)
 		})
 	}
 }
@@ -188,15 +183,7 @@ func TestPowertrainInvariants(t *testing.T) {
 // variant, so none passes by being unable to fail.
 func TestPowertrainRulesCatch(t *testing.T) {
 	v := vocab.Default()
-	seedOf := func(brand, model string) vocab.ModelSeed {
-		for _, m := range v.Models {
-			if m.Brand == brand && m.Name == model {
-				return m
-			}
-		}
-		t.Fatalf("no nameplate %s %s", brand, model)
-		return vocab.ModelSeed{}
-	}
+	seedOf := func(brand, model string) vocab.ModelSeed { return nameplate(t, v, brand, model) }
 	car := func(brand, model, fuel, drive string, hp float64, from, to int) ptFacts {
 		return ptFacts{brand: brand, model: model, seed: seedOf(brand, model), fuel: fuel, drive: drive, hp: hp,
 			from: from, to: to, limits: v.PowertrainLimits(brand, model)}

@@ -2,7 +2,6 @@ package vocab
 
 import (
 	"fmt"
-	"strconv"
 )
 
 // Badge is one row of badges.tsv: the model years an engine or hybrid
@@ -16,16 +15,7 @@ type Badge struct {
 // loadBadgesFrom parses the content of badges.tsv.
 func (v *Vocabulary) loadBadgesFrom(b []byte) error {
 	v.Badges = map[string]Badge{}
-	year := func(s string) (int, error) {
-		if s == "" {
-			return 0, nil
-		}
-		y, err := strconv.Atoi(s)
-		if err != nil || y < 1900 || y > 2026 {
-			return 0, fmt.Errorf("bad year %q", s)
-		}
-		return y, nil
-	}
+	year := func(s string) (int, error) { return optionalYear(s, 1900) }
 	return rowsOf("badges.tsv", b, 2, 5, func(_ int, f []string) error {
 		if f[0] == "" {
 			return fmt.Errorf("empty badge")

@@ -129,16 +129,7 @@ func (v *Vocabulary) loadPowertrainsFrom(b []byte) error {
 		}
 		return out, nil
 	}
-	year := func(s string) (int, error) {
-		if s == "" {
-			return 0, nil
-		}
-		y, err := strconv.Atoi(s)
-		if err != nil || y < 1930 || y > 2026 {
-			return 0, fmt.Errorf("bad year %q", s)
-		}
-		return y, nil
-	}
+	year := func(s string) (int, error) { return optionalYear(s, 1930) }
 	return rowsOf("powertrains.tsv", b, 5, 8, func(_ int, f []string) error {
 		r := PowertrainRule{Brand: f[0], Model: f[1]}
 		if !brands[r.Brand] {

@@ -365,6 +365,19 @@ func rowsOf(name string, b []byte, min, max int, fn func(line int, f []string) e
 	return sc.Err()
 }
 
+// optionalYear reads a table's year column: empty is 0 (open), otherwise a
+// year from earliest to 2026, the catalogue's last model year.
+func optionalYear(s string, earliest int) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	y, err := strconv.Atoi(s)
+	if err != nil || y < earliest || y > 2026 {
+		return 0, fmt.Errorf("bad year %q", s)
+	}
+	return y, nil
+}
+
 func (v *Vocabulary) loadGroups() error {
 	return rows("groups.tsv", 2, 2, func(_ int, f []string) error {
 		g := Group{Key: f[0]}
