@@ -302,64 +302,14 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 	nt := len(names)
 	wx.tokFlags = make([]uint8, nt)
 	wx.tokPos = make([]uint64, nt)
-	count := make([]uint32, nt+1)
-	seen := make([]uint32, nt)
-	for o := 0; o < n; o++ {
-		for i := wx.rtOff[o]; i < wx.rtOff[o+1]; i++ {
-			id := wx.rtTok[i]
-			wx.tokFlags[id] |= wx.rtField[i] & fieldBM
-			wx.tokPos[id] |= 1 << min(wx.rtPos[i], 63)
-			if seen[id] != uint32(o+1) {
-				seen[id] = uint32(o + 1)
-				count[id+1]++
-			}
-		}
+	for i, id := range wx.rtTok {
+		wx.tokFlags[id] |= wx.rtField[i] & fieldBM
+		wx.tokPos[id] |= 1 << min(wx.rtPos[i], 63)
 	}
-	for id := 0; id < nt; id++ {
-		count[id+1] += count[id]
-	}
-	wx.postOff = count
-	wx.post = make([]uint32, count[nt])
-	fill := slices.Clone(count[:nt])
-	clear(seen)
-	for o := 0; o < n; o++ {
-		for _, id := range wx.rtTok[wx.rtOff[o]:wx.rtOff[o+1]] {
-			if seen[id] != uint32(o+1) {
-				seen[id] = uint32(o + 1)
-				wx.post[fill[id]] = uint32(o)
-				fill[id]++
-			}
-		}
-	}
-
+	wx.postOff, wx.post = wx.postings(nt, func(int) bool { return true })
 	// The rows where a token is a brand or model word, for the early
 	// stop's bound.
-	bmCount := make([]uint32, nt+1)
-	clear(seen)
-	for o := 0; o < n; o++ {
-		for i := wx.rtOff[o]; i < wx.rtOff[o+1]; i++ {
-			if id := wx.rtTok[i]; wx.rtField[i]&fieldBM != 0 && seen[id] != uint32(o+1) {
-				seen[id] = uint32(o + 1)
-				bmCount[id+1]++
-			}
-		}
-	}
-	for id := 0; id < nt; id++ {
-		bmCount[id+1] += bmCount[id]
-	}
-	wx.bmOff = bmCount
-	wx.bmPost = make([]uint32, bmCount[nt])
-	fill = slices.Clone(bmCount[:nt])
-	clear(seen)
-	for o := 0; o < n; o++ {
-		for i := wx.rtOff[o]; i < wx.rtOff[o+1]; i++ {
-			if id := wx.rtTok[i]; wx.rtField[i]&fieldBM != 0 && seen[id] != uint32(o+1) {
-				seen[id] = uint32(o + 1)
-				wx.bmPost[fill[id]] = uint32(o)
-				fill[id]++
-			}
-		}
-	}
+	wx.bmOff, wx.bmPost = wx.postings(nt, func(i int) bool { return wx.rtField[i]&fieldBM != 0 })
 
 	wx.buildPrefixes()
 
@@ -402,6 +352,39 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 	}
 	wx.triOff = append(wx.triOff, uint32(len(pairs)))
 	return wx
+}
+
+// postings lays out, for each of the nt tokens, the ords of the rows whose
+// row-token entries i with keep(i) hold it, each ord once and in order:
+// offsets (nt+1) into one flat list.
+func (wx *wordIndex) postings(nt int, keep func(i int) bool) (off, post []uint32) {
+	n := len(wx.rtOff) - 1
+	off = make([]uint32, nt+1)
+	seen := make([]uint32, nt) // the last ord+1 counted per token
+	for o := 0; o < n; o++ {
+		for i := wx.rtOff[o]; i < wx.rtOff[o+1]; i++ {
+			if id := wx.rtTok[i]; keep(int(i)) && seen[id] != uint32(o+1) {
+				seen[id] = uint32(o + 1)
+				off[id+1]++
+			}
+		}
+	}
+	for id := 0; id < nt; id++ {
+		off[id+1] += off[id]
+	}
+	post = make([]uint32, off[nt])
+	fill := slices.Clone(off[:nt])
+	clear(seen)
+	for o := 0; o < n; o++ {
+		for i := wx.rtOff[o]; i < wx.rtOff[o+1]; i++ {
+			if id := wx.rtTok[i]; keep(int(i)) && seen[id] != uint32(o+1) {
+				seen[id] = uint32(o + 1)
+				post[fill[id]] = uint32(o)
+				fill[id]++
+			}
+		}
+	}
+	return off, post
 }
 
 // prefixRows is the least number of postings for which a prefix gets a
