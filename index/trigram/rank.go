@@ -726,16 +726,7 @@ func (ix *Index) scorePage(h []rhit, text string, s *Scratch) {
 		}
 		r := ix.rankOf[ix.wx.ordRow[h[i].ord]]
 		seq := ix.seq[ix.seqOff[r]:ix.seqOff[r+1]]
-		first, last := -1, -1
-		for p, id := range seq {
-			if s.qmark[id] {
-				if first < 0 {
-					first = p
-				}
-				last = p
-			}
-		}
-		if first >= 0 {
+		if first, last := markedSpan(seq, s.qmark); first >= 0 {
 			// The integer loop gives the same float4 when the
 			// denominators stay small (see Index.score).
 			if span := seq[first : last+1]; nq+len(seq) < maxExactDen {

@@ -396,15 +396,7 @@ func (ix *Index) score(rank uint32, c int, s *Scratch, nq int, full bool, w hit)
 			return hit{}, false
 		}
 	}
-	first, last := -1, -1
-	for p, id := range seq {
-		if s.qmark[id] {
-			if first < 0 {
-				first = p
-			}
-			last = p
-		}
-	}
+	first, last := markedSpan(seq, s.qmark)
 	if first < 0 {
 		return hit{rank: rank}, true
 	}
@@ -758,6 +750,21 @@ func (ix *Index) firstRankAfter(text string, row uint32) uint32 {
 		}
 	}
 	return uint32(lo)
+}
+
+// markedSpan is the first and last position of seq holding a marked
+// trigram, the extent word_similarity scores (-1, -1 when none is).
+func markedSpan(seq []uint32, mark []bool) (first, last int) {
+	first, last = -1, -1
+	for p, id := range seq {
+		if mark[id] {
+			if first < 0 {
+				first = p
+			}
+			last = p
+		}
+	}
+	return first, last
 }
 
 // better tells whether a comes before b in result order: higher score, then
