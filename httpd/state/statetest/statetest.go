@@ -153,6 +153,29 @@ func reserveConcurrently(t *testing.T, s state.Store, k *access.Key, lim *access
 	return granted, refused
 }
 
+// successes makes call from Workers goroutines at once and counts the
+// calls that returned true; an error fails t.
+func successes(t *testing.T, call func() (bool, error)) int {
+	var mu sync.Mutex
+	n := 0
+	var wg sync.WaitGroup
+	for range Workers {
+		wg.Go(func() {
+			ok, err := call()
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			if ok {
+				n++
+			}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return n
+}
+
 func meterExact(t *testing.T, s state.Store) {
 	_, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
 	if err != nil {
@@ -233,25 +256,10 @@ func networkWindow(t *testing.T, s state.Store) {
 		t.Errorf("Limit %d", l.Limit())
 	}
 	freshMinute()
-	var mu sync.Mutex
-	allowed := 0
-	var wg sync.WaitGroup
-	for range Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ok, _, err := l.Allow("203.0.113.7", time.Now())
-			if err != nil {
-				t.Error(err)
-			}
-			mu.Lock()
-			if ok {
-				allowed++
-			}
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	allowed := successes(t, func() (bool, error) {
+		ok, _, err := l.Allow("203.0.113.7", time.Now())
+		return ok, err
+	})
 	if allowed != 7 {
 		t.Errorf("%d of %d concurrent calls allowed, want 7", allowed, Workers)
 	}
@@ -394,25 +402,7 @@ func payer() (eip3009.Address, [32]byte) {
 func nonceOnce(t *testing.T, s state.Store) {
 	from, nonce := payer()
 	valid := uint64(time.Now().Add(time.Minute).Unix())
-	var mu sync.Mutex
-	fresh := 0
-	var wg sync.WaitGroup
-	for range Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ok, err := s.Claim(from, nonce, valid)
-			if err != nil {
-				t.Error(err)
-			}
-			mu.Lock()
-			if ok {
-				fresh++
-			}
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	fresh := successes(t, func() (bool, error) { return s.Claim(from, nonce, valid) })
 	if fresh != 1 {
 		t.Errorf("%d of %d concurrent claims of one authorization accepted, want 1", fresh, Workers)
 	}
