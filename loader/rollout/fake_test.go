@@ -201,6 +201,16 @@ func newRig(t *testing.T, poll time.Duration) *rig {
 	return r
 }
 
+// publishAndRun publishes the snapshot file first, whose hash is hash, and
+// runs the follower on it.
+func (r *rig) publishAndRun(first, hash string) {
+	r.t.Helper()
+	if _, err := Publish(context.Background(), r.pointer, r.originDir, first); err != nil {
+		r.t.Fatal(err)
+	}
+	r.run(hash)
+}
+
 // run starts First and Run; it returns when the first catalogue is
 // installed (want is its hash).
 func (r *rig) run(want string) {

@@ -17,10 +17,7 @@ func TestRolloutAndRollback(t *testing.T) {
 	a, b, hashA, hashB := snapshots(t)
 	r := newRig(t, time.Hour) // no polling: the notification must do it
 	ctx := context.Background()
-	if _, err := Publish(ctx, r.pointer, r.originDir, a); err != nil {
-		t.Fatal(err)
-	}
-	r.run(hashA)
+	r.publishAndRun(a, hashA)
 	p, err := Publish(ctx, r.pointer, r.originDir, b)
 	if err != nil {
 		t.Fatal(err)
@@ -81,10 +78,7 @@ func TestCorruptFileRefused(t *testing.T) {
 	a, b, hashA, hashB := snapshots(t)
 	r := newRig(t, time.Hour)
 	ctx := context.Background()
-	if _, err := Publish(ctx, r.pointer, r.originDir, a); err != nil {
-		t.Fatal(err)
-	}
-	r.run(hashA)
+	r.publishAndRun(a, hashA)
 	good, _ := os.ReadFile(b)
 	bad := slices.Clone(good)
 	bad[len(bad)/2] ^= 0xff
@@ -122,10 +116,7 @@ func TestUnloadableFileRefused(t *testing.T) {
 	a, _, hashA, _ := snapshots(t)
 	r := newRig(t, time.Hour)
 	ctx := context.Background()
-	if _, err := Publish(ctx, r.pointer, r.originDir, a); err != nil {
-		t.Fatal(err)
-	}
-	r.run(hashA)
+	r.publishAndRun(a, hashA)
 	junk := filepath.Join(t.TempDir(), "junk")
 	os.WriteFile(junk, []byte("VCATSNAP but not a snapshot"), 0o644)
 	hashJunk := mustHash(t, junk)
@@ -197,10 +188,7 @@ func TestStoreOutageKeepsServing(t *testing.T) {
 	a, b, hashA, hashB := snapshots(t)
 	r := newRig(t, 20*time.Millisecond)
 	ctx := context.Background()
-	if _, err := Publish(ctx, r.pointer, r.originDir, a); err != nil {
-		t.Fatal(err)
-	}
-	r.run(hashA)
+	r.publishAndRun(a, hashA)
 	if err := r.originDir.Store(ctx, hashB, b); err != nil {
 		t.Fatal(err)
 	}
@@ -231,10 +219,7 @@ func TestLostNotification(t *testing.T) {
 	a, b, hashA, hashB := snapshots(t)
 	r := newRig(t, time.Hour)
 	ctx := context.Background()
-	if _, err := Publish(ctx, r.pointer, r.originDir, a); err != nil {
-		t.Fatal(err)
-	}
-	r.run(hashA)
+	r.publishAndRun(a, hashA)
 	r.pointer.disconnect()
 	r.waitFor("the subscription to end", func() bool { return r.pointer.subscribers() == 0 })
 	p, err := Publish(ctx, r.pointer, r.originDir, b)
