@@ -95,8 +95,8 @@ func configure(fs *flag.FlagSet) (*config, error) {
 func flagRef(name string) string { return fmt.Sprintf("-%s (%s)", name, envName(name)) }
 
 // secretFlags are never echoed in messages: a literal value is shown as
-// its length only.
-var secretFlags = map[string]bool{"store": true, "ids.secret": true, "admin.token": true, "mail.password": true, "x402.facilitatorAuth": true}
+// its length only. (-store is shown with its password redacted instead.)
+var secretFlags = map[string]bool{"ids.secret": true, "admin.token": true, "mail.password": true, "x402.facilitatorAuth": true}
 
 // shown is how a value of flag name appears in a message.
 func shown(name, v string) string {
