@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"time"
 
@@ -83,16 +82,7 @@ func runPublish(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "the fleet's first catalogue: %d replicas notified, the others load it at their next poll\n", p.Notified)
 	default:
 		fmt.Fprintf(stdout, "the fleet moves from %s: %d replicas notified, the others follow at their next poll\n", p.Previous, p.Notified)
-		fmt.Fprintf(stdout, "roll back with: catalogue publish -store %s -origin %s -hash %s\n", redacted(*store), *origin, p.Previous)
+		fmt.Fprintf(stdout, "roll back with: catalogue publish -store %s -origin %s -hash %s\n", redisstore.RedactedURL(*store), *origin, p.Previous)
 	}
 	return nil
-}
-
-// redacted is a store URL without its password, to print.
-func redacted(store string) string {
-	u, err := url.Parse(store)
-	if err != nil {
-		return "$CATALOGUED_STORE"
-	}
-	return u.Redacted()
 }

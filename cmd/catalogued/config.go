@@ -44,14 +44,6 @@ type storeConfig struct {
 	Client rueidis.ClientOption // rueidis.ParseURL of URL
 }
 
-// redactURL is a -store URL with its password replaced, for messages.
-func redactURL(v string) string {
-	if u, err := url.Parse(v); err == nil {
-		return u.Redacted()
-	}
-	return "(not a URL)"
-}
-
 // config is what run needs beyond the flag values themselves: the values
 // that had to be parsed or read, each checked once before any work starts.
 type config struct {
@@ -101,7 +93,7 @@ var secretFlags = map[string]bool{"ids.secret": true, "admin.token": true, "mail
 // shown is how a value of flag name appears in a message.
 func shown(name, v string) string {
 	if name == "store" {
-		return strconv.Quote(redactURL(v))
+		return strconv.Quote(redisstore.RedactedURL(v))
 	}
 	if secretFlags[name] && v != "" && !secret.IsFile(v) {
 		return fmt.Sprintf("(%d characters, not shown)", len(v))

@@ -28,17 +28,17 @@ func openAccessState(cfg *config) (*accessState, error) {
 	if cfg.store != nil {
 		rs, err := redisstore.Open(redisstore.Options{Client: cfg.store.Client, Timeout: *storeTimeout})
 		if err != nil {
-			return nil, fmt.Errorf("-store %s: %w", redactURL(cfg.store.URL), err)
+			return nil, fmt.Errorf("-store %s: %w", redisstore.RedactedURL(cfg.store.URL), err)
 		}
 		if err := rs.CheckDurability(); err != nil {
-			log.Printf("warning: -store %s: %v", redactURL(cfg.store.URL), err)
+			log.Printf("warning: -store %s: %v", redisstore.RedactedURL(cfg.store.URL), err)
 		}
 		keys, err := rs.List()
 		if err != nil {
 			rs.Close()
 			return nil, err
 		}
-		log.Printf("access state in Redis at %s: %d keys (connected in %s; every store call has a %s deadline)", redactURL(cfg.store.URL), len(keys), time.Since(t).Round(time.Millisecond), *storeTimeout)
+		log.Printf("access state in Redis at %s: %d keys (connected in %s; every store call has a %s deadline)", redisstore.RedactedURL(cfg.store.URL), len(keys), time.Since(t).Round(time.Millisecond), *storeTimeout)
 		return &accessState{keys: rs, redis: rs, close: []func(){func() { rs.Close() }}}, nil
 	}
 	keys, err := access.Open(*stateDir)

@@ -86,6 +86,15 @@ func ClientOption(url string) (rueidis.ClientOption, error) {
 	return opt, nil
 }
 
+// RedactedURL is a -store URL with its password replaced, for messages and
+// printed commands.
+func RedactedURL(url string) string {
+	if u, err := neturl.Parse(url); err == nil {
+		return u.Redacted()
+	}
+	return "(not a URL)"
+}
+
 // Store is the access state in Redis. It is safe for concurrent use.
 type Store struct {
 	c    rueidis.Client
