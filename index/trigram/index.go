@@ -238,7 +238,7 @@ func (ix *Index) WordIndexBytes() int {
 	return cap(wx.dict) + cap(wx.tokFlags) + cap(wx.rtPos) + cap(wx.rtField) + cap(wx.tokTriN) + 2*cap(wx.rowBrand) +
 		4*(cap(wx.ordRow)+cap(wx.rowOrd)+cap(wx.dictOff)+cap(wx.postOff)+cap(wx.post)+cap(wx.bmOff)+cap(wx.bmPost)+cap(wx.rtOff)+cap(wx.rtTok)+cap(wx.rtAlias)+
 			cap(wx.tokTriOff)+cap(wx.tokTri)+cap(wx.triKeys)+cap(wx.triOff)+cap(wx.triTok)) +
-		8*(cap(wx.tokPos)+cap(wx.modelMask)+cap(wx.prefBits)) + 2*cap(wx.prefKeys)
+		8*(cap(wx.tokPos)+cap(wx.modelMask)+cap(wx.prefBits)+cap(wx.prefBMBits)) + 2*cap(wx.prefKeys)
 }
 
 // buildWords fills the word dictionary and the slots from the trigram

@@ -82,6 +82,21 @@ type rankScratch struct {
 	bits2   []uint64 // by ord: another word's rows; 0 at rest
 	heap    []rhit
 	mw      markState
+	// By query word, from markWord: how many rows its tokens hold in all,
+	// its best kind of match, whether a token it matches is a brand or
+	// model word somewhere, and the positions of its tokens.
+	card     [MaxRankWords]int
+	bestKind [MaxRankWords]uint8
+	bm       [MaxRankWords]bool
+	wpos     [MaxRankWords]uint64
+	// The tiers of scan (tiers.go): bit-sliced counters, per 64-row word
+	// of the candidates, and one query word's class bitsets.
+	planes []uint64
+	cls    []uint64
+	// scorePage's extents scored so far on the page (slices of the
+	// index's trigram sequences) and their scores.
+	spans      [][]uint32
+	spanScores []float32
 	// By brand number: whether an alias of the brand matches a query
 	// word, valid when aliasGen is gen, the current search's number.
 	aliasGen []uint32
@@ -191,10 +206,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 
 	// Every query word matches: candidates from the postings of the most
 	// selective word, in static order.
-	var card [MaxRankWords]int
-	var bestKind [MaxRankWords]uint8
-	var bm [MaxRankWords]bool
-	var wpos [MaxRankWords]uint64
+	card := &rs.card
 	// The words that match no word of the catalogue at all (garbage, or
 	// a model the catalogue lacks) are left out of "every word": the rows
 	// the others match come first (Algolia's removeWordsIfNoResults).
@@ -203,8 +215,8 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	prefixLast := q.Text != "" && isWordByte(q.Text)
 	if whole {
 		for i := 0; i < nw; i++ {
-			card[i], bestKind[i], bm[i] = wx.markWord(rs, i, i == nw-1 && prefixLast)
-			wpos[i] = rs.mw.pos
+			card[i], rs.bestKind[i], rs.bm[i] = wx.markWord(rs, i, i == nw-1 && prefixLast)
+			rs.wpos[i] = rs.mw.pos
 			if card[i] > 0 {
 				need++
 			}
@@ -219,7 +231,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 			}
 		}
 		lo, hi := len(rs.bits), -1
-		if pb, ok := rs.prefixBits(wx, d, nw, prefixLast); ok {
+		if pb, _, ok := rs.prefixBits(wx, d, nw, prefixLast); ok {
 			lo, hi = 0, len(pb)-1
 			copy(rs.bits, pb)
 		} else {
@@ -241,7 +253,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 			if i == d || card[i] == 0 {
 				continue
 			}
-			if pb, ok := rs.prefixBits(wx, i, nw, prefixLast); ok {
+			if pb, _, ok := rs.prefixBits(wx, i, nw, prefixLast); ok {
 				for w := lo; w <= hi; w++ {
 					rs.bits[w] &= pb[w]
 				}
@@ -265,50 +277,16 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 				rs.bits2[w] = 0
 			}
 		}
-		// The best key a candidate can have, to stop early. A word
-		// counts as a brand or model match only when a candidate has it
-		// so ("1.5 tsi": the 1 of the 1 Series is no such row).
-		// A row with as many exact matches as there are words that match
-		// some word exactly has its prefix matches among the others.
-		exact, prefix, nbm := 0, 0, 0
-		for i := 0; i < nw; i++ {
-			switch bestKind[i] {
-			case kindExact:
-				exact++
-			case kindPrefix:
-				prefix++
-			}
-			if bm[i] && wx.bmAmong(rs, i, lo, hi) {
-				nbm++
-			}
+		// Words of the candidate bitset left empty by the narrowing
+		// hold no candidate.
+		for lo <= hi && rs.bits[lo] == 0 {
+			lo++
 		}
-		// Consecutive words can be adjacent, or in order, only where their
-		// tokens' positions allow it in some row ("bmw steptronic": the
-		// model always stands between).
-		adj, inOrder := 0, 0
-		for i := 0; i+1 < nw; i++ {
-			if wpos[i]<<1&wpos[i+1] != 0 {
-				adj++
-			}
-			if wpos[i] != 0 && wpos[i+1]>>(bits.TrailingZeros64(wpos[i])+1) != 0 {
-				inOrder++
-			}
-		}
-		ub := packKey(need, exact, prefix, nbm, adj, inOrder, 15)
-	scan:
-		for w := lo; w <= hi; w++ {
-			for b := rs.bits[w]; b != 0; b &= b - 1 {
-				o := uint32(w<<6 | bits.TrailingZeros64(b))
-				key, matched := wx.features(rs, o, nw)
-				if matched == need {
-					rs.push(rhit{key: key, ord: o})
-				}
-				if len(rs.heap) == kept && rs.heap[0].key >= ub {
-					break scan
-				}
-			}
+		for hi >= lo && rs.bits[hi] == 0 {
+			hi--
 		}
 		if hi >= lo {
+			wx.scan(rs, lo, hi, nw, need, prefixLast)
 			clear(rs.bits[lo : hi+1])
 		}
 	}
@@ -373,12 +351,13 @@ func (wx *wordIndex) bmAmong(rs *rankScratch, i, lo, hi int) bool {
 	return false
 }
 
-// prefixBits returns the prefix bitset of query word i when the rows it
-// matches are exactly those: the last word typed as a prefix, one or two
-// ASCII bytes (so no transliteration and no typos).
-func (rs *rankScratch) prefixBits(wx *wordIndex, i, nw int, prefixLast bool) ([]uint64, bool) {
+// prefixBits returns the prefix bitsets of query word i (all its rows, and
+// those where it is a brand or model word) when the rows it matches are
+// exactly those: the last word typed as a prefix, one or two ASCII bytes
+// (so no transliteration and no typos).
+func (rs *rankScratch) prefixBits(wx *wordIndex, i, nw int, prefixLast bool) (all, bm []uint64, ok bool) {
 	if i != nw-1 || !prefixLast || rs.qw[i][1][0] != rs.qw[i][1][1] {
-		return nil, false
+		return nil, nil, false
 	}
 	return wx.prefixBits(rs.qbuf[rs.qw[i][0][0]:rs.qw[i][0][1]])
 }
@@ -720,24 +699,42 @@ func (ix *Index) scorePage(h []rhit, text string, s *Scratch) {
 			s.qmark[id] = true
 		}
 	}
+	// Rows of a page often share the extent word_similarity scores ("bmw
+	// 320d": the brand and model words, the trims after the last query
+	// trigram): the greedy loop runs once per distinct extent.
+	rs := &s.rank
+	rs.spans, rs.spanScores = rs.spans[:0], rs.spanScores[:0]
+next:
 	for i := range h {
 		if h[i].has {
 			continue
 		}
+		h[i].has = true
 		r := ix.rankOf[ix.wx.ordRow[h[i].ord]]
 		seq := ix.seq[ix.seqOff[r]:ix.seqOff[r+1]]
-		if first, last := markedSpan(seq, s.qmark); first >= 0 {
-			// The integer loop gives the same float4 when the
-			// denominators stay small (see Index.score).
-			if span := seq[first : last+1]; nq+len(seq) < maxExactDen {
-				n, d := iterateWordSimilarityFrac(span, s.qmark, s.lastpos, nq)
-				h[i].score = float32(n) / float32(d)
-			} else {
-				h[i].score = iterateWordSimilarity(span, s.qmark, s.lastpos, nq)
+		first, last := markedSpan(seq, s.qmark)
+		if first < 0 {
+			continue
+		}
+		span := seq[first : last+1]
+		for j, x := range rs.spans {
+			if slices.Equal(x, span) {
+				h[i].score = rs.spanScores[j]
+				continue next
 			}
 		}
-		h[i].has = true
+		// The integer loop gives the same float4 when the denominators
+		// stay small (see Index.score).
+		if nq+len(seq) < maxExactDen {
+			n, d := iterateWordSimilarityFrac(span, s.qmark, s.lastpos, nq)
+			h[i].score = float32(n) / float32(d)
+		} else {
+			h[i].score = iterateWordSimilarity(span, s.qmark, s.lastpos, nq)
+		}
+		rs.spans = append(rs.spans, span)
+		rs.spanScores = append(rs.spanScores, h[i].score)
 	}
+	clear(rs.spans) // no reference to this index stays in a pooled Scratch
 	for _, id := range s.qids {
 		s.qmark[id] = false
 	}

@@ -65,6 +65,9 @@ type wordIndex struct {
 	// b1, b1 0 for one byte) is words [i*w, (i+1)*w) of prefBits.
 	prefKeys []uint16
 	prefBits []uint64
+	// The same, counting only the rows where the token is a brand or
+	// model word.
+	prefBMBits []uint64
 	// Typos: the distinct trigrams of each token (tokTriN) and, by trigram
 	// key, the tokens that hold it.
 	tokTriN   []uint8
@@ -414,6 +417,7 @@ func (wx *wordIndex) buildPrefixes() {
 	slices.Sort(wx.prefKeys)
 	w := wx.ordWords()
 	wx.prefBits = make([]uint64, w*len(wx.prefKeys))
+	wx.prefBMBits = make([]uint64, w*len(wx.prefKeys))
 	var p [2]byte
 	for i, k := range wx.prefKeys {
 		p[0], p[1] = byte(k>>8), byte(k)
@@ -421,11 +425,14 @@ func (wx *wordIndex) buildPrefixes() {
 		if p[1] != 0 {
 			pre = p[:2]
 		}
-		bs := wx.prefBits[i*w : (i+1)*w]
+		bs, bm := wx.prefBits[i*w:(i+1)*w], wx.prefBMBits[i*w:(i+1)*w]
 		lo := wx.lowerBound(pre)
 		for id, end := lo, wx.prefixEnd(pre, lo); id < end; id++ {
 			for _, o := range wx.post[wx.postOff[id]:wx.postOff[id+1]] {
 				bs[o>>6] |= 1 << (o & 63)
+			}
+			for _, o := range wx.bmPost[wx.bmOff[id]:wx.bmOff[id+1]] {
+				bm[o>>6] |= 1 << (o & 63)
 			}
 		}
 	}
@@ -435,10 +442,11 @@ func (wx *wordIndex) buildPrefixes() {
 func (wx *wordIndex) ordWords() int { return (len(wx.ordRow) + 63) / 64 }
 
 // prefixBits returns the bitset of the rows holding a token that starts
-// with w, when w is a prefix that has one.
-func (wx *wordIndex) prefixBits(w []byte) ([]uint64, bool) {
+// with w, when w is a prefix that has one, and that of the rows where such
+// a token is a brand or model word.
+func (wx *wordIndex) prefixBits(w []byte) (all, bm []uint64, ok bool) {
 	if len(w) < 1 || len(w) > 2 || w[0] >= utf8.RuneSelf || len(w) == 2 && w[1] >= utf8.RuneSelf {
-		return nil, false
+		return nil, nil, false
 	}
 	k := uint16(w[0]) << 8
 	if len(w) == 2 {
@@ -446,10 +454,10 @@ func (wx *wordIndex) prefixBits(w []byte) ([]uint64, bool) {
 	}
 	i, ok := slices.BinarySearch(wx.prefKeys, k)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	n := wx.ordWords()
-	return wx.prefBits[i*n : (i+1)*n], true
+	return wx.prefBits[i*n : (i+1)*n], wx.prefBMBits[i*n : (i+1)*n], true
 }
 
 func (wx *wordIndex) tokenAt(id uint32) string {
