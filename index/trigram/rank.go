@@ -93,10 +93,22 @@ type rankScratch struct {
 	// of the candidates, and one query word's class bitsets.
 	planes []uint64
 	cls    []uint64
+	// By query word, the best kind of its trim-only tokens per candidate
+	// (two planes per word, for the words in trimKnown), and by row
+	// signature the parts sigKey reads, valid when stamped with gen.
+	trimPl    []uint64
+	anyTrim   []uint64 // the candidates with a trim match of a counted word
+	trimKnown uint32
+	sigStamp  []uint32
+	sigParts  []sigPart
+	sigMemo   []sigMemo
 	// scorePage's extents scored so far on the page (slices of the
 	// index's trigram sequences) and their scores.
 	spans      [][]uint32
 	spanScores []float32
+	// found is set when a row every query word matches was met, on the
+	// heap or kept out of it by the position.
+	found bool
 	// By brand number: whether an alias of the brand matches a query
 	// word, valid when aliasGen is gen, the current search's number.
 	aliasGen []uint32
@@ -187,6 +199,8 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	rs.gen++
 	if rs.gen == 0 {
 		clear(rs.aliasGen)
+		clear(rs.sigStamp)
+		clear(rs.sigMemo)
 		rs.gen = 1
 	}
 	if nw := (len(wx.ordRow) + 63) / 64; len(rs.bits) < nw {
@@ -199,6 +213,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	}
 	nw, whole := rs.words(q.Text)
 	rs.heap = rs.heap[:0]
+	rs.found = false
 	rs.kept, rs.after, rs.afterKey, rs.afterOrd = kept, q.After != nil, 0, afterOrd
 	if q.After != nil {
 		rs.afterKey = q.After.Key
@@ -239,12 +254,11 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 				if rs.tm[id]>>(2*d)&3 == 0 {
 					continue
 				}
-				ords := wx.post[wx.postOff[id]:wx.postOff[id+1]]
-				lo = min(lo, int(ords[0]>>6))
-				hi = max(hi, int(ords[len(ords)-1]>>6))
-				for _, o := range ords {
-					rs.bits[o>>6] |= 1 << (o & 63)
-				}
+				runs := wx.post[wx.postOff[id]:wx.postOff[id+1]]
+				first, last := runsSpan(runs)
+				lo = min(lo, int(first>>6))
+				hi = max(hi, int(last>>6))
+				orRuns(rs.bits, 0, runs)
 			}
 		}
 		// The other words' rows narrow the candidates first when their
@@ -266,11 +280,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 				if rs.tm[id]>>(2*i)&3 == 0 {
 					continue
 				}
-				for _, o := range wx.post[wx.postOff[id]:wx.postOff[id+1]] {
-					if w := int(o >> 6); w >= lo && w <= hi {
-						rs.bits2[w] |= 1 << (o & 63)
-					}
-				}
+				orRuns(rs.bits2[lo:hi+1], lo, wx.post[wx.postOff[id]:wx.postOff[id+1]])
 			}
 			for w := lo; w <= hi; w++ {
 				rs.bits[w] &= rs.bits2[w]
@@ -311,6 +321,10 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	more := len(h) == kept
 	if n := kept - len(h); n > 0 {
 		if len(h) == 0 {
+			if !rs.found && !inSimilar {
+				// No row matches every word: none to skip.
+				need = 0
+			}
 			dst = ix.rankSimilar(dst, rs, s, q, nw, need, n)
 			more = len(dst)-base > limit
 		} else {
@@ -342,10 +356,8 @@ func (wx *wordIndex) bmAmong(rs *rankScratch, i, lo, hi int) bool {
 		if rs.tm[id]>>(2*i)&3 == 0 {
 			continue
 		}
-		for _, o := range wx.bmPost[wx.bmOff[id]:wx.bmOff[id+1]] {
-			if w := int(o >> 6); w >= lo && w <= hi && rs.bits[w]>>(o&63)&1 != 0 {
-				return true
-			}
+		if anyRuns(rs.bits[lo:hi+1], lo, wx.bmPost[wx.bmOff[id]:wx.bmOff[id+1]]) {
+			return true
 		}
 	}
 	return false
@@ -472,7 +484,7 @@ func (wx *wordIndex) mark(rs *rankScratch, id uint32, kind uint8) {
 	}
 	rs.tm[id] = m&^(3<<st.shift) | uint32(kind)<<st.shift
 	if cur == 0 {
-		st.card += int(wx.postOff[id+1] - wx.postOff[id])
+		st.card += int(wx.postN[id])
 	}
 	st.best = max(st.best, kind)
 	st.bm = st.bm || wx.tokFlags[id]&fieldBM != 0
@@ -606,14 +618,27 @@ func (wx *wordIndex) features(rs *rankScratch, o uint32, nw int) (uint64, int) {
 			}
 		}
 	}
-	matched, exact, prefix, nbm, adj, inOrder := 0, 0, 0, 0, 0, 0
+	key, matched, _ := wordKey(&kind, &field, &pos, nw, wx.modelMask[o], 0, 0)
+	return key, matched
+}
+
+// wordKey returns the key of a row whose query word i (of nw) has its best
+// match of kind[i] on a token of field[i] at position pos[i] (at most 63),
+// mm being the positions of its model's words, and how many words match.
+// A word whose bit is set in trim matched a trim word whose position is not
+// known beyond being at least tEnd (at most 62), the first trim word's:
+// the key is then the best the row can have, and exact tells whether it is
+// the row's.
+func wordKey(kind, field, pos *[MaxRankWords]uint8, nw int, mm uint64, trim uint32, tEnd uint8) (key uint64, matched int, exact bool) {
+	exact = true
+	nExact, prefix, nbm, adj, inOrder := 0, 0, 0, 0, 0
 	var hit uint64
 	for i := 0; i < nw; i++ {
 		switch kind[i] {
 		case kindNone:
 			continue
 		case kindExact:
-			exact++
+			nExact++
 		case kindPrefix:
 			prefix++
 		}
@@ -621,23 +646,42 @@ func (wx *wordIndex) features(rs *rankScratch, o uint32, nw int) (uint64, int) {
 		if field[i] != 0 {
 			nbm++
 		}
-		if pos[i] < 64 {
+		ti := trim>>i&1 != 0
+		if !ti {
 			hit |= 1 << pos[i]
 		}
-		if i+1 < nw && kind[i+1] != kindNone {
+		if i+1 >= nw || kind[i+1] == kindNone {
+			continue
+		}
+		switch tj := trim>>(i+1)&1 != 0; {
+		case !ti && !tj:
 			if pos[i+1] == pos[i]+1 {
 				adj++
 			}
 			if pos[i+1] > pos[i] {
 				inOrder++
 			}
+		case !ti:
+			// A brand or model word, then a trim word: in order, and
+			// adjacent only if the first is the last before the trims.
+			inOrder++
+			if pos[i]+1 >= tEnd {
+				adj++
+				exact = false
+			}
+		case tj:
+			adj++
+			inOrder++
+			exact = false
 		}
+		// A trim word, then a brand or model word: neither.
 	}
+	// Trim words are never model words.
 	cover := 15
-	if mm := wx.modelMask[o]; mm&hit != 0 {
+	if mm&hit != 0 {
 		cover -= bits.OnesCount64(mm &^ hit)
 	}
-	return packKey(matched, exact, prefix, nbm, adj, inOrder, cover), matched
+	return packKey(matched, nExact, prefix, nbm, adj, inOrder, cover), matched, exact
 }
 
 // rankSimilar appends to dst up to n rows whose word_similarity reaches
