@@ -741,6 +741,7 @@ func (ix *Index) scorePage(h []rhit, text string, s *Scratch) {
 		if id, ok := slices.BinarySearch(ix.keys, t); ok {
 			s.qids = append(s.qids, uint32(id))
 			s.qmark[id] = true
+			s.qbits[id>>6] |= 1 << (id & 63)
 		}
 	}
 	// Rows of a page often share the extent word_similarity scores ("bmw
@@ -756,7 +757,7 @@ next:
 		h[i].has = true
 		r := ix.rankOf[ix.wx.ordRow[h[i].ord]]
 		seq := ix.seq[ix.seqOff[r]:ix.seqOff[r+1]]
-		first, last := markedSpan(seq, s.qmark)
+		first, last := markedSpan(seq, s.qbits)
 		if first < 0 {
 			continue
 		}
@@ -781,6 +782,7 @@ next:
 	clear(rs.spans) // no reference to this index stays in a pooled Scratch
 	for _, id := range s.qids {
 		s.qmark[id] = false
+		s.qbits[id>>6] = 0
 	}
 }
 

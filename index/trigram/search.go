@@ -63,6 +63,7 @@ type Match struct {
 type Scratch struct {
 	planes    []uint64 // bit-sliced shared-trigram counts, k planes per 64-rank word; zero at rest
 	qmark     []bool   // by trigram id: in the query; false at rest
+	qbits     []uint64 // the same as a bitset (small enough to stay in cache); 0 at rest
 	qidx      []uint8  // by trigram id: 1 + its index in qids when that is < 64, else 0; 0 at rest
 	fpos      []int32  // pairBound's query trigram positions,
 	fbit      []uint64 // their bits,
@@ -135,6 +136,7 @@ func (s *Scratch) fit(ix *Index, k int) {
 	if nk := len(ix.keys); len(s.qmark) < nk {
 		s.mark = make([]uint32, nk)
 		s.qmark = make([]bool, nk)
+		s.qbits = make([]uint64, (nk+63)/64)
 		s.qidx = make([]uint8, nk)
 		s.lastpos = make([]int32, nk)
 		for i := range s.lastpos {
@@ -197,6 +199,7 @@ func (ix *Index) Search(dst []Match, q Query, s *Scratch) []Match {
 	}
 	for i, id := range s.qids {
 		s.qmark[id] = true
+		s.qbits[id>>6] |= 1 << (id & 63)
 		if i < 64 {
 			s.qidx[id] = uint8(i + 1)
 		}
@@ -235,6 +238,7 @@ levels:
 	clear(s.planes[s.wlo*k : (s.whi+1)*k])
 	for _, id := range s.qids {
 		s.qmark[id] = false
+		s.qbits[id>>6] = 0
 		s.qidx[id] = 0
 	}
 
@@ -396,7 +400,7 @@ func (ix *Index) score(rank uint32, c int, s *Scratch, nq int, full bool, w hit)
 			return hit{}, false
 		}
 	}
-	first, last := markedSpan(seq, s.qmark)
+	first, last := markedSpan(seq, s.qbits)
 	if first < 0 {
 		return hit{rank: rank}, true
 	}
@@ -752,19 +756,21 @@ func (ix *Index) firstRankAfter(text string, row uint32) uint32 {
 	return uint32(lo)
 }
 
-// markedSpan is the first and last position of seq holding a marked
-// trigram, the extent word_similarity scores (-1, -1 when none is).
-func markedSpan(seq []uint32, mark []bool) (first, last int) {
-	first, last = -1, -1
+// markedSpan is the first and last position of seq holding a trigram set
+// in mark (a bitset by trigram id), the extent word_similarity scores (-1,
+// -1 when none is). It looks from both ends: the extent is usually most
+// of the text's first words.
+func markedSpan(seq []uint32, mark []uint64) (first, last int) {
 	for p, id := range seq {
-		if mark[id] {
-			if first < 0 {
-				first = p
+		if mark[id>>6]>>(id&63)&1 != 0 {
+			for q := len(seq) - 1; ; q-- {
+				if id := seq[q]; mark[id>>6]>>(id&63)&1 != 0 {
+					return p, q
+				}
 			}
-			last = p
 		}
 	}
-	return first, last
+	return -1, -1
 }
 
 // better tells whether a comes before b in result order: higher score, then

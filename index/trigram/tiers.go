@@ -112,7 +112,7 @@ func (wx *wordIndex) tiers(rs *rankScratch, lo, hi, nw, need int, prefixLast boo
 	}
 	cls := rs.cls[:numCls*span]
 	if cap(rs.trimPl) < 2*nw*span {
-		rs.trimPl = make([]uint64, 2*MaxRankWords*len(rs.bits))
+		rs.trimPl = make([]uint64, 2*nw*len(rs.bits))
 	}
 	trimPl := rs.trimPl[:2*nw*span]
 	rs.trimKnown = 0
@@ -123,8 +123,10 @@ func (wx *wordIndex) tiers(rs *rankScratch, lo, hi, nw, need int, prefixLast boo
 	clear(rs.anyTrim)
 	if len(rs.sigStamp) < len(wx.sigOrd) {
 		rs.sigStamp = make([]uint32, len(wx.sigOrd))
-		rs.sigParts = make([]sigPart, MaxRankWords*len(wx.sigOrd))
 		rs.sigMemo = make([]sigMemo, len(wx.sigOrd))
+	}
+	if len(rs.sigParts) < nw*len(wx.sigOrd) {
+		rs.sigParts = make([]sigPart, nw*len(wx.sigOrd))
 	}
 	ncand := 0
 	for w := lo; w <= hi; w++ {
@@ -236,7 +238,7 @@ func (wx *wordIndex) sigKey(rs *rankScratch, o uint32, k, span, nw int) (key uin
 		key, matched = wx.features(rs, o, nw)
 		return key, matched, true
 	}
-	parts := rs.sigParts[int(sig)*MaxRankWords:][:MaxRankWords]
+	parts := rs.sigParts[int(sig)*nw:][:nw]
 	if rs.sigStamp[sig] != rs.gen {
 		rs.sigStamp[sig] = rs.gen
 		clear(parts)
