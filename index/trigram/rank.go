@@ -71,6 +71,7 @@ type rhit struct {
 // rankScratch is the part of Scratch that Rank uses.
 type rankScratch struct {
 	qbuf    []byte
+	split   []string                  // the query's words
 	qw      [MaxRankWords][3][2]int32 // per query word, three spellings (as typed, transliterated, AppendHard): [start, end) in qbuf
 	tm      []uint32                  // by token id: 2 bits per query word, its best kind of match; 0 at rest
 	touched []uint32                  // the token ids set in tm
@@ -388,7 +389,6 @@ func packKey(matched, exact, prefix, nbm, adj, inOrder, cover int) uint64 {
 // query had more words.
 func (rs *rankScratch) words(text string) (n int, whole bool) {
 	rs.qbuf = rs.qbuf[:0]
-	start := -1
 	whole = true
 	add := func(w string) {
 		if n == MaxRankWords {
@@ -410,21 +410,11 @@ func (rs *rankScratch) words(text string) (n int, whole bool) {
 		}
 		n++
 	}
-	for i, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			add(text[start:i])
-			start = -1
-		}
+	rs.split = splitWords(rs.split[:0], text)
+	for _, w := range rs.split {
+		add(w)
 	}
-	if start >= 0 {
-		add(text[start:])
-	}
+	clear(rs.split) // no reference to the query stays in a pooled Scratch
 	return n, whole
 }
 

@@ -42,13 +42,24 @@ func runsSpan(p []uint32) (first, last uint32) {
 
 // orRuns sets in bs, the 64-row words lo..lo+len(bs)-1 of a bitset by
 // ord, the bits of the ords of p that fall there.
-func orRuns(bs []uint64, lo int, p []uint32) {
+func orRuns(bs []uint64, lo int, p []uint32) { walkRuns(bs, lo, p, false) }
+
+// anyRuns tells whether a bit of bs (words lo..lo+len(bs)-1) is set for an
+// ord of p.
+func anyRuns(bs []uint64, lo int, p []uint32) bool { return walkRuns(bs, lo, p, true) }
+
+// walkRuns is orRuns, or anyRuns when test is set.
+func walkRuns(bs []uint64, lo int, p []uint32, test bool) bool {
 	n := len(bs)
 	for j := 0; j < len(p); j++ {
 		e := p[j]
 		if e&runFlag == 0 {
 			if w := int(e>>6) - lo; uint(w) < uint(n) {
-				bs[w] |= 1 << (e & 63)
+				if !test {
+					bs[w] |= 1 << (e & 63)
+				} else if bs[w]>>(e&63)&1 != 0 {
+					return true
+				}
 			}
 			continue
 		}
@@ -58,30 +69,9 @@ func orRuns(bs []uint64, lo int, p []uint32) {
 			var w int
 			var m uint64
 			w, m, from = runWord(from, to)
-			bs[w-lo] |= m
-		}
-	}
-}
-
-// anyRuns tells whether a bit of bs (words lo..lo+len(bs)-1) is set for an
-// ord of p.
-func anyRuns(bs []uint64, lo int, p []uint32) bool {
-	n := len(bs)
-	for j := 0; j < len(p); j++ {
-		e := p[j]
-		if e&runFlag == 0 {
-			if w := int(e>>6) - lo; uint(w) < uint(n) && bs[w]>>(e&63)&1 != 0 {
-				return true
-			}
-			continue
-		}
-		j++
-		from, to := max(int(e&^runFlag), lo<<6), min(int(e&^runFlag+p[j]), (lo+n)<<6)
-		for from < to {
-			var w int
-			var m uint64
-			w, m, from = runWord(from, to)
-			if bs[w-lo]&m != 0 {
+			if !test {
+				bs[w-lo] |= m
+			} else if bs[w-lo]&m != 0 {
 				return true
 			}
 		}

@@ -276,33 +276,15 @@ func (ix *Index) count(s *Scratch, k int) {
 					break
 				}
 				for _, r := range s.buf[:got] {
-					p := planes[int(r>>6)*k:][:k]
-					carry := uint64(1) << (r & 63)
-					for j := range p {
-						t := p[j] & carry
-						p[j] ^= carry
-						carry = t
-						if carry == 0 {
-							break
-						}
-					}
+					addCount(planes[int(r>>6)*k:][:k], 1<<(r&63))
 				}
 			}
 			continue
 		}
 		d := ix.dense[ix.denseOff[id]:][:hi-lo+1]
 		for i, carry := range d {
-			if carry == 0 {
-				continue
-			}
-			p := planes[(lo+i)*k:][:k]
-			for j := range p {
-				t := p[j] & carry
-				p[j] ^= carry
-				carry = t
-				if carry == 0 {
-					break
-				}
+			if carry != 0 {
+				addCount(planes[(lo+i)*k:][:k], carry)
 			}
 		}
 	}
@@ -340,18 +322,37 @@ func (ix *Index) candidates(s *Scratch, k, m int) int {
 		}
 		cw = append(cw, uint32(w))
 		cm = append(cm, ge)
-		// The largest count in the word.
-		x, c := ge, 0
-		for j := k - 1; j >= 0; j-- {
-			if t := x & p[j]; t != 0 {
-				x = t
-				c |= 1 << j
-			}
-		}
-		top = max(top, c)
+		top = max(top, maxCount(p, ge))
 	}
 	s.cw, s.cm = cw, cm
 	return top
+}
+
+// addCount adds 1 to the bit-sliced counters p (least significant plane
+// first) of the ranks or rows in m (ripple carry); the counters never
+// overflow.
+func addCount(p []uint64, m uint64) {
+	for j := range p {
+		t := p[j] & m
+		p[j] ^= m
+		m = t
+		if m == 0 {
+			return
+		}
+	}
+}
+
+// maxCount returns the largest of the bit-sliced counters p among the bits
+// of x (not 0), choosing from the top plane down.
+func maxCount(p []uint64, x uint64) int {
+	c := 0
+	for j := len(p) - 1; j >= 0; j-- {
+		if t := x & p[j]; t != 0 {
+			x = t
+			c |= 1 << j
+		}
+	}
+	return c
 }
 
 // level returns the ranks whose count is c, ascending, in s.lv.

@@ -155,7 +155,7 @@ func (wx *wordIndex) tiers(rs *rankScratch, lo, hi, nw, need int, prefixLast boo
 			// The rows where some token of the word is a brand or model
 			// word, in clsBMExact.
 			for k := 0; k < span; k++ {
-				addPlane(planes[k*np:k*np+sh], cls[clsBMExact*span+k])
+				addCount(planes[k*np:k*np+sh], cls[clsBMExact*span+k])
 			}
 		case classesAll:
 			rs.trimKnown |= 1 << i
@@ -166,9 +166,9 @@ func (wx *wordIndex) tiers(rs *rankScratch, lo, hi, nw, need int, prefixLast boo
 				p := pr &^ ex
 				b := ex&bx | p&bp | ty&^pr&^ex&bt
 				pl := planes[k*np : (k+1)*np]
-				addPlane(pl[2*sh:3*sh], ex)
-				addPlane(pl[sh:2*sh], p)
-				addPlane(pl[:sh], b)
+				addCount(pl[2*sh:3*sh], ex)
+				addCount(pl[sh:2*sh], p)
+				addCount(pl[:sh], b)
 				// The best kind of the word's trim-only tokens, in two
 				// planes (typo 1, prefix 2, exact 3): where it is below
 				// the row's brand or model match, that one wins anyway.
@@ -405,19 +405,6 @@ func (wx *wordIndex) classes(rs *rankScratch, cls []uint64, i, lo, hi, nw int, p
 	return how
 }
 
-// addPlane adds 1 to the bit-sliced counters p (least significant plane
-// first) of the rows in m; the counters never overflow.
-func addPlane(p []uint64, m uint64) {
-	for j := range p {
-		if m == 0 {
-			return
-		}
-		t := p[j] & m
-		p[j] ^= m
-		m = t
-	}
-}
-
 // tierEq returns the rows whose counter in planes pl is t.
 func tierEq(pl []uint64, t int) uint64 {
 	eq := ^uint64(0)
@@ -458,15 +445,7 @@ func maxTier(planes, cand []uint64, np, limit int) int {
 		if lt == 0 {
 			continue
 		}
-		// The largest counter among them.
-		x, v := lt, 0
-		for j := np - 1; j >= 0; j-- {
-			if y := x & pl[j]; y != 0 {
-				x = y
-				v |= 1 << j
-			}
-		}
-		best = max(best, v)
+		best = max(best, maxCount(pl, lt))
 	}
 	return best
 }
