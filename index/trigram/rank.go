@@ -71,7 +71,6 @@ type rhit struct {
 // rankScratch is the part of Scratch that Rank uses.
 type rankScratch struct {
 	qbuf    []byte
-	split   []string                  // the query's words
 	qw      [MaxRankWords][3][2]int32 // per query word, three spellings (as typed, transliterated, AppendHard): [start, end) in qbuf
 	tm      []uint32                  // by token id: 2 bits per query word, its best kind of match; 0 at rest
 	touched []uint32                  // the token ids set in tm
@@ -103,10 +102,14 @@ type rankScratch struct {
 	sigStamp  []uint32
 	sigParts  []sigPart
 	sigMemo   []sigMemo
-	// scorePage's extents scored so far on the page (slices of the
-	// index's trigram sequences) and their scores.
+	// scorePage's extents scored so far on the page (as the words of the
+	// text that hold them, slices of the index's) and their scores; by
+	// word id, the first and last position of a query trigram, valid when
+	// stamped with gen.
 	spans      [][]uint32
 	spanScores []float32
+	wmStamp    []uint32
+	wmSpan     [][2]int32
 	// found is set when a row every query word matches was met, on the
 	// heap or kept out of it by the position.
 	found bool
@@ -202,6 +205,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 		clear(rs.aliasGen)
 		clear(rs.sigStamp)
 		clear(rs.sigMemo)
+		clear(rs.wmStamp)
 		rs.gen = 1
 	}
 	if nw := (len(wx.ordRow) + 63) / 64; len(rs.bits) < nw {
@@ -410,12 +414,14 @@ func (rs *rankScratch) words(text string) (n int, whole bool) {
 		}
 		n++
 	}
-	rs.split = splitWords(rs.split[:0], text)
-	for _, w := range rs.split {
-		add(w)
+	for i := 0; ; {
+		start, end := nextWord(text, i)
+		if start == end {
+			return n, whole
+		}
+		add(text[start:end])
+		i = end
 	}
-	clear(rs.split) // no reference to the query stays in a pooled Scratch
-	return n, whole
 }
 
 // markWord marks in rs.tm the tokens that query word i matches, with their
@@ -736,8 +742,16 @@ func (ix *Index) scorePage(h []rhit, text string, s *Scratch) {
 	}
 	// Rows of a page often share the extent word_similarity scores ("bmw
 	// 320d": the brand and model words, the trims after the last query
-	// trigram): the greedy loop runs once per distinct extent.
+	// trigram): the greedy loop runs once per distinct extent. The extent
+	// is found word by word (each word's marks looked at once per query),
+	// from the first to the last word holding a query trigram, and two
+	// rows with the same words there have the same extent, so a row
+	// whose extent was scored is not read further.
 	rs := &s.rank
+	if nw := len(ix.wordOff) - 1; len(rs.wmStamp) < nw {
+		rs.wmStamp = make([]uint32, nw)
+		rs.wmSpan = make([][2]int32, nw)
+	}
 	rs.spans, rs.spanScores = rs.spans[:0], rs.spanScores[:0]
 next:
 	for i := range h {
@@ -746,18 +760,40 @@ next:
 		}
 		h[i].has = true
 		r := ix.rankOf[ix.wx.ordRow[h[i].ord]]
-		seq := ix.seq[ix.seqOff[r]:ix.seqOff[r+1]]
-		first, last := markedSpan(seq, s.qbits)
-		if first < 0 {
+		slots := ix.slotWord[ix.slotOff[r]:ix.slotOff[r+1]]
+		fs, ls := -1, -1
+		for j, w := range slots {
+			if rs.wordMarks(ix, w, s.qbits)[0] >= 0 {
+				if fs < 0 {
+					fs = j
+				}
+				ls = j
+			}
+		}
+		if fs < 0 {
 			continue
 		}
-		span := seq[first : last+1]
+		words := slots[fs : ls+1]
 		for j, x := range rs.spans {
-			if slices.Equal(x, span) {
+			if slices.Equal(x, words) {
 				h[i].score = rs.spanScores[j]
 				continue next
 			}
 		}
+		// The extent in the text's trigrams: its words' trigrams follow
+		// each other.
+		seq := ix.seq[ix.seqOff[r]:ix.seqOff[r+1]]
+		first := 0
+		for _, w := range slots[:fs] {
+			first += int(ix.wordOff[w+1] - ix.wordOff[w])
+		}
+		last := first
+		for _, w := range slots[fs:ls] {
+			last += int(ix.wordOff[w+1] - ix.wordOff[w])
+		}
+		first += int(rs.wmSpan[slots[fs]][0])
+		last += int(rs.wmSpan[slots[ls]][1])
+		span := seq[first : last+1]
 		// The integer loop gives the same float4 when the denominators
 		// stay small (see Index.score).
 		if nq+len(seq) < maxExactDen {
@@ -766,7 +802,7 @@ next:
 		} else {
 			h[i].score = iterateWordSimilarity(span, s.qmark, s.lastpos, nq)
 		}
-		rs.spans = append(rs.spans, span)
+		rs.spans = append(rs.spans, words)
 		rs.spanScores = append(rs.spanScores, h[i].score)
 	}
 	clear(rs.spans) // no reference to this index stays in a pooled Scratch
@@ -774,6 +810,17 @@ next:
 		s.qmark[id] = false
 		s.qbits[id>>6] = 0
 	}
+}
+
+// wordMarks returns the first and last position of word w's trigrams set
+// in mark, -1 when none is, computed once per search.
+func (rs *rankScratch) wordMarks(ix *Index, w uint32, mark []uint64) [2]int32 {
+	if rs.wmStamp[w] == rs.gen {
+		return rs.wmSpan[w]
+	}
+	first, last := markedSpan(ix.wordSeq[ix.wordOff[w]:ix.wordOff[w+1]], mark)
+	rs.wmStamp[w], rs.wmSpan[w] = rs.gen, [2]int32{int32(first), int32(last)}
+	return rs.wmSpan[w]
 }
 
 // rbetter tells whether a comes before b in rank order.

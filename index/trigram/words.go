@@ -97,23 +97,35 @@ type token struct {
 // splitWords appends the words of a folded text: maximal runs of letters
 // and digits, as pg_trgm cuts them.
 func splitWords(dst []string, s string) []string {
-	start := -1
-	for i, r := range s {
+	for i := 0; ; {
+		start, end := nextWord(s, i)
+		if start == end {
+			return dst
+		}
+		dst = append(dst, s[start:end])
+		i = end
+	}
+}
+
+// nextWord returns the bounds of the first word of s at or after byte i
+// (start == end when there is none).
+func nextWord(s string, i int) (start, end int) {
+	start = -1
+	for j, r := range s[i:] {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if start < 0 {
-				start = i
+				start = i + j
 			}
 			continue
 		}
 		if start >= 0 {
-			dst = append(dst, s[start:i])
-			start = -1
+			return start, i + j
 		}
 	}
-	if start >= 0 {
-		dst = append(dst, s[start:])
+	if start < 0 {
+		return len(s), len(s)
 	}
-	return dst
+	return start, len(s)
 }
 
 // letterDigit returns the index where word switches once between letters and
