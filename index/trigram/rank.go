@@ -775,7 +775,11 @@ next:
 		}
 		words := slots[fs : ls+1]
 		for j, x := range rs.spans {
-			if slices.Equal(x, words) {
+			// The same extent; or one that starts with an extent
+			// scoring 1: the greedy loop reads an extent left to right
+			// and keeps its best, so after that prefix it holds 1, the
+			// most there is.
+			if slices.Equal(x, words) || rs.spanScores[j] == 1 && len(x) < len(words) && slices.Equal(x, words[:len(x)]) {
 				h[i].score = rs.spanScores[j]
 				continue next
 			}
