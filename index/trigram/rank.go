@@ -104,12 +104,10 @@ type rankScratch struct {
 	sigMemo   []sigMemo
 	// scorePage's extents scored so far on the page (as the words of the
 	// text that hold them, slices of the index's) and their scores; by
-	// word id, the first and last position of a query trigram, valid when
-	// stamped with gen.
+	// word id, its query trigrams' first and last positions.
 	spans      [][]uint32
 	spanScores []float32
-	wmStamp    []uint32
-	wmSpan     [][2]int32
+	wordMark   []wordMark
 	// found is set when a row every query word matches was met, on the
 	// heap or kept out of it by the position.
 	found bool
@@ -205,7 +203,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 		clear(rs.aliasGen)
 		clear(rs.sigStamp)
 		clear(rs.sigMemo)
-		clear(rs.wmStamp)
+		clear(rs.wordMark)
 		rs.gen = 1
 	}
 	if nw := (len(wx.ordRow) + 63) / 64; len(rs.bits) < nw {
@@ -748,9 +746,8 @@ func (ix *Index) scorePage(h []rhit, text string, s *Scratch) {
 	// rows with the same words there have the same extent, so a row
 	// whose extent was scored is not read further.
 	rs := &s.rank
-	if nw := len(ix.wordOff) - 1; len(rs.wmStamp) < nw {
-		rs.wmStamp = make([]uint32, nw)
-		rs.wmSpan = make([][2]int32, nw)
+	if nw := len(ix.wordOff) - 1; len(rs.wordMark) < nw {
+		rs.wordMark = make([]wordMark, nw)
 	}
 	rs.spans, rs.spanScores = rs.spans[:0], rs.spanScores[:0]
 next:
@@ -763,7 +760,7 @@ next:
 		slots := ix.slotWord[ix.slotOff[r]:ix.slotOff[r+1]]
 		fs, ls := -1, -1
 		for j, w := range slots {
-			if rs.wordMarks(ix, w, s.qbits)[0] >= 0 {
+			if rs.wordMarks(ix, w, s.qbits).first >= 0 {
 				if fs < 0 {
 					fs = j
 				}
@@ -795,8 +792,8 @@ next:
 		for _, w := range slots[fs:ls] {
 			last += int(ix.wordOff[w+1] - ix.wordOff[w])
 		}
-		first += int(rs.wmSpan[slots[fs]][0])
-		last += int(rs.wmSpan[slots[ls]][1])
+		first += int(rs.wordMark[slots[fs]].first)
+		last += int(rs.wordMark[slots[ls]].last)
 		span := seq[first : last+1]
 		// The integer loop gives the same float4 when the denominators
 		// stay small (see Index.score).
@@ -816,15 +813,21 @@ next:
 	}
 }
 
-// wordMarks returns the first and last position of word w's trigrams set
-// in mark, -1 when none is, computed once per search.
-func (rs *rankScratch) wordMarks(ix *Index, w uint32, mark []uint64) [2]int32 {
-	if rs.wmStamp[w] == rs.gen {
-		return rs.wmSpan[w]
+// wordMark is the first and last position of a word's trigrams in the
+// query (-1 when none is), valid when stamped with the search's gen.
+type wordMark struct {
+	stamp       uint32
+	first, last int32
+}
+
+// wordMarks returns word w's marks in mark, computed once per search.
+func (rs *rankScratch) wordMarks(ix *Index, w uint32, mark []uint64) wordMark {
+	if m := rs.wordMark[w]; m.stamp == rs.gen {
+		return m
 	}
 	first, last := markedSpan(ix.wordSeq[ix.wordOff[w]:ix.wordOff[w+1]], mark)
-	rs.wmStamp[w], rs.wmSpan[w] = rs.gen, [2]int32{int32(first), int32(last)}
-	return rs.wmSpan[w]
+	rs.wordMark[w] = wordMark{stamp: rs.gen, first: int32(first), last: int32(last)}
+	return rs.wordMark[w]
 }
 
 // rbetter tells whether a comes before b in rank order.
