@@ -54,7 +54,10 @@ type Match struct {
 // Scratch is the reusable state of one search: bit-sliced counters over the
 // ranks, per-trigram and per-word marks sized for the largest index it
 // served, the query's trigrams, the candidates and the result heap (about
-// 0.2 MB for 100,000 texts). A Scratch serves one Search at a time: use one
+// 0.2 MB for 100,000 texts), and Rank's own (per-token marks, the tiers'
+// counters and class bitsets, per-signature keys: a few hundred kilobytes
+// more, up to 2 MB for a query of MaxRankWords words). A Scratch serves one
+// Search or Rank at a time: use one
 // per goroutine, or take one from AcquireScratch and give it back with
 // ReleaseScratch when the search has returned. The matches Search appends to
 // dst do not refer to the Scratch. Between searches every array is back in
