@@ -218,3 +218,19 @@ func TestImageURL(t *testing.T) {
 		}
 	}
 }
+
+// TestAliasFor checks the binary search over the brands' local spellings
+// against a scan in popularity order: for every prefix of every spelling,
+// the same brand.
+func TestAliasFor(t *testing.T) {
+	c := small(t)
+	ps, got, want := engine.AliasPrefixes(c)
+	if len(ps) < 100 {
+		t.Fatalf("only %d prefixes", len(ps))
+	}
+	for i := range ps {
+		if got[i] != want[i] {
+			t.Errorf("%q: %q, want %q", ps[i], got[i], want[i])
+		}
+	}
+}

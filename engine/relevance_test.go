@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/vspec/catalogue/engine"
+	"github.com/vspec/catalogue/index/trigram"
 	"github.com/vspec/catalogue/loader/loadertest"
 )
 
@@ -133,5 +134,26 @@ func TestRelevance(t *testing.T) {
 	fmt.Printf("relevance: %d queries judged of %d: success@3 %.3f, success@10 %.3f, MRR %.3f\n", judgedN, len(js), s3, s10, mrr/float64(judgedN))
 	if s3 < 0.95 {
 		t.Errorf("success@3 %.3f, want at least 0.95", s3)
+	}
+}
+
+// TestSearchScores checks on the full catalogue that the score of every row
+// of the first pages (50 rows) of the benchmark queries is word_similarity
+// itself: the page computes it once per distinct extent, and not at all
+// for an extent that starts with one scoring 1.
+func TestSearchScores(t *testing.T) {
+	c := loadertest.Full(t)
+	n := 0
+	for _, q := range searchQueries(t, c) {
+		page, _ := c.Search(nil, q, 0.5, nil, 50)
+		for _, m := range page {
+			n++
+			if w := trigram.WordSimilarity(q, c.SearchText(m.Row)); m.Score != w {
+				t.Errorf("%q: row %d scored %v, word_similarity is %v", q, m.Row, m.Score, w)
+			}
+		}
+	}
+	if n < 10000 {
+		t.Errorf("only %d rows checked", n)
 	}
 }

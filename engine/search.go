@@ -28,8 +28,11 @@ import (
 // word_similarity scores it, so "фолкс" finds Volkswagen.
 
 type search struct {
-	ix      *trigram.Index
-	aliases []brandAlias
+	ix *trigram.Index
+	// aliases by popularity (the most popular brand first), and their
+	// indices in localized order, for aliasFor's prefix lookup.
+	aliases    []brandAlias
+	aliasOrder []int
 }
 
 type brandAlias struct {
@@ -89,6 +92,13 @@ func (c *Catalogue) deriveSearch() {
 	// The most popular brand wins when a prefix starts several names.
 	sort.SliceStable(c.search.aliases, func(i, j int) bool {
 		return c.search.aliases[i].popularity < c.search.aliases[j].popularity
+	})
+	c.search.aliasOrder = make([]int, len(c.search.aliases))
+	for i := range c.search.aliasOrder {
+		c.search.aliasOrder[i] = i
+	}
+	sort.SliceStable(c.search.aliasOrder, func(i, j int) bool {
+		return c.search.aliases[c.search.aliasOrder[i]].localized < c.search.aliases[c.search.aliasOrder[j]].localized
 	})
 }
 
@@ -158,12 +168,20 @@ func (c *Catalogue) aliasFor(w string) (string, bool) {
 	if utf8.RuneCountInString(w) < 3 {
 		return "", false
 	}
-	for _, a := range c.search.aliases {
-		if strings.HasPrefix(a.localized, w) {
-			return a.canonical, true
+	// The spellings that start with w follow each other in localized
+	// order; the first in popularity order wins.
+	as, order := c.search.aliases, c.search.aliasOrder
+	i := sort.Search(len(order), func(i int) bool { return as[order[i]].localized >= w })
+	best := -1
+	for ; i < len(order) && strings.HasPrefix(as[order[i]].localized, w); i++ {
+		if best < 0 || order[i] < best {
+			best = order[i]
 		}
 	}
-	return "", false
+	if best < 0 {
+		return "", false
+	}
+	return as[best].canonical, true
 }
 
 // SearchText returns the folded search text of a variant row.

@@ -236,9 +236,9 @@ func (ix *Index) WordIndexBytes() int {
 	}
 	wx := ix.wx
 	return cap(wx.dict) + cap(wx.tokFlags) + cap(wx.rtPos) + cap(wx.rtField) + cap(wx.tokTriN) + 2*cap(wx.rowBrand) +
-		4*(cap(wx.ordRow)+cap(wx.rowOrd)+cap(wx.dictOff)+cap(wx.postOff)+cap(wx.post)+cap(wx.bmOff)+cap(wx.bmPost)+cap(wx.rtOff)+cap(wx.rtTok)+cap(wx.rtAlias)+
-			cap(wx.tokTriOff)+cap(wx.tokTri)+cap(wx.triKeys)+cap(wx.triOff)+cap(wx.triTok)) +
-		8*(cap(wx.tokPos)+cap(wx.modelMask)+cap(wx.prefBits)) + 2*cap(wx.prefKeys)
+		cap(wx.sigTrim) + 4*(cap(wx.rowSig)+cap(wx.sigOrd)+cap(wx.ordRow)+cap(wx.rowOrd)+cap(wx.dictOff)+cap(wx.postOff)+cap(wx.post)+cap(wx.postN)+cap(wx.bmOff)+cap(wx.bmPost)+cap(wx.bmN)+cap(wx.rtOff)+cap(wx.rtTok)+cap(wx.rtAlias)+
+		cap(wx.tokTriOff)+cap(wx.tokTri)+cap(wx.triKeys)+cap(wx.triOff)+cap(wx.triTok)) +
+		8*(cap(wx.tokPos)+cap(wx.modelMask)+cap(wx.prefBits)+cap(wx.prefBMBits)) + 2*cap(wx.prefKeys)
 }
 
 // buildWords fills the word dictionary and the slots from the trigram

@@ -82,6 +82,35 @@ type rankScratch struct {
 	bits2   []uint64 // by ord: another word's rows; 0 at rest
 	heap    []rhit
 	mw      markState
+	// By query word, from markWord: how many rows its tokens hold in all,
+	// its best kind of match, whether a token it matches is a brand or
+	// model word somewhere, and the positions of its tokens.
+	card     [MaxRankWords]int
+	bestKind [MaxRankWords]uint8
+	bm       [MaxRankWords]bool
+	wpos     [MaxRankWords]uint64
+	// The tiers of scan (tiers.go): bit-sliced counters, per 64-row word
+	// of the candidates, and one query word's class bitsets.
+	planes []uint64
+	cls    []uint64
+	// By query word, the best kind of its trim-only tokens per candidate
+	// (two planes per word, for the words in trimKnown), and by row
+	// signature the parts sigKey reads, valid when stamped with gen.
+	trimPl    []uint64
+	anyTrim   []uint64 // the candidates with a trim match of a counted word
+	trimKnown uint32
+	sigStamp  []uint32
+	sigParts  []sigPart
+	sigMemo   []sigMemo
+	// scorePage's extents scored so far on the page (as the words of the
+	// text that hold them, slices of the index's) and their scores; by
+	// word id, its query trigrams' first and last positions.
+	spans      [][]uint32
+	spanScores []float32
+	wordMark   []wordMark
+	// found is set when a row every query word matches was met, on the
+	// heap or kept out of it by the position.
+	found bool
 	// By brand number: whether an alias of the brand matches a query
 	// word, valid when aliasGen is gen, the current search's number.
 	aliasGen []uint32
@@ -172,6 +201,9 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	rs.gen++
 	if rs.gen == 0 {
 		clear(rs.aliasGen)
+		clear(rs.sigStamp)
+		clear(rs.sigMemo)
+		clear(rs.wordMark)
 		rs.gen = 1
 	}
 	if nw := (len(wx.ordRow) + 63) / 64; len(rs.bits) < nw {
@@ -184,6 +216,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	}
 	nw, whole := rs.words(q.Text)
 	rs.heap = rs.heap[:0]
+	rs.found = false
 	rs.kept, rs.after, rs.afterKey, rs.afterOrd = kept, q.After != nil, 0, afterOrd
 	if q.After != nil {
 		rs.afterKey = q.After.Key
@@ -191,10 +224,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 
 	// Every query word matches: candidates from the postings of the most
 	// selective word, in static order.
-	var card [MaxRankWords]int
-	var bestKind [MaxRankWords]uint8
-	var bm [MaxRankWords]bool
-	var wpos [MaxRankWords]uint64
+	card := &rs.card
 	// The words that match no word of the catalogue at all (garbage, or
 	// a model the catalogue lacks) are left out of "every word": the rows
 	// the others match come first (Algolia's removeWordsIfNoResults).
@@ -203,8 +233,8 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	prefixLast := q.Text != "" && isWordByte(q.Text)
 	if whole {
 		for i := 0; i < nw; i++ {
-			card[i], bestKind[i], bm[i] = wx.markWord(rs, i, i == nw-1 && prefixLast)
-			wpos[i] = rs.mw.pos
+			card[i], rs.bestKind[i], rs.bm[i] = wx.markWord(rs, i, i == nw-1 && prefixLast)
+			rs.wpos[i] = rs.mw.pos
 			if card[i] > 0 {
 				need++
 			}
@@ -219,7 +249,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 			}
 		}
 		lo, hi := len(rs.bits), -1
-		if pb, ok := rs.prefixBits(wx, d, nw, prefixLast); ok {
+		if pb, _, ok := rs.prefixBits(wx, d, nw, prefixLast); ok {
 			lo, hi = 0, len(pb)-1
 			copy(rs.bits, pb)
 		} else {
@@ -227,12 +257,11 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 				if rs.tm[id]>>(2*d)&3 == 0 {
 					continue
 				}
-				ords := wx.post[wx.postOff[id]:wx.postOff[id+1]]
-				lo = min(lo, int(ords[0]>>6))
-				hi = max(hi, int(ords[len(ords)-1]>>6))
-				for _, o := range ords {
-					rs.bits[o>>6] |= 1 << (o & 63)
-				}
+				runs := wx.post[wx.postOff[id]:wx.postOff[id+1]]
+				first, last := runsSpan(runs)
+				lo = min(lo, int(first>>6))
+				hi = max(hi, int(last>>6))
+				orRuns(rs.bits, 0, runs)
 			}
 		}
 		// The other words' rows narrow the candidates first when their
@@ -241,7 +270,7 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 			if i == d || card[i] == 0 {
 				continue
 			}
-			if pb, ok := rs.prefixBits(wx, i, nw, prefixLast); ok {
+			if pb, _, ok := rs.prefixBits(wx, i, nw, prefixLast); ok {
 				for w := lo; w <= hi; w++ {
 					rs.bits[w] &= pb[w]
 				}
@@ -254,61 +283,23 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 				if rs.tm[id]>>(2*i)&3 == 0 {
 					continue
 				}
-				for _, o := range wx.post[wx.postOff[id]:wx.postOff[id+1]] {
-					if w := int(o >> 6); w >= lo && w <= hi {
-						rs.bits2[w] |= 1 << (o & 63)
-					}
-				}
+				orRuns(rs.bits2[lo:hi+1], lo, wx.post[wx.postOff[id]:wx.postOff[id+1]])
 			}
 			for w := lo; w <= hi; w++ {
 				rs.bits[w] &= rs.bits2[w]
 				rs.bits2[w] = 0
 			}
 		}
-		// The best key a candidate can have, to stop early. A word
-		// counts as a brand or model match only when a candidate has it
-		// so ("1.5 tsi": the 1 of the 1 Series is no such row).
-		// A row with as many exact matches as there are words that match
-		// some word exactly has its prefix matches among the others.
-		exact, prefix, nbm := 0, 0, 0
-		for i := 0; i < nw; i++ {
-			switch bestKind[i] {
-			case kindExact:
-				exact++
-			case kindPrefix:
-				prefix++
-			}
-			if bm[i] && wx.bmAmong(rs, i, lo, hi) {
-				nbm++
-			}
+		// Words of the candidate bitset left empty by the narrowing
+		// hold no candidate.
+		for lo <= hi && rs.bits[lo] == 0 {
+			lo++
 		}
-		// Consecutive words can be adjacent, or in order, only where their
-		// tokens' positions allow it in some row ("bmw steptronic": the
-		// model always stands between).
-		adj, inOrder := 0, 0
-		for i := 0; i+1 < nw; i++ {
-			if wpos[i]<<1&wpos[i+1] != 0 {
-				adj++
-			}
-			if wpos[i] != 0 && wpos[i+1]>>(bits.TrailingZeros64(wpos[i])+1) != 0 {
-				inOrder++
-			}
-		}
-		ub := packKey(need, exact, prefix, nbm, adj, inOrder, 15)
-	scan:
-		for w := lo; w <= hi; w++ {
-			for b := rs.bits[w]; b != 0; b &= b - 1 {
-				o := uint32(w<<6 | bits.TrailingZeros64(b))
-				key, matched := wx.features(rs, o, nw)
-				if matched == need {
-					rs.push(rhit{key: key, ord: o})
-				}
-				if len(rs.heap) == kept && rs.heap[0].key >= ub {
-					break scan
-				}
-			}
+		for hi >= lo && rs.bits[hi] == 0 {
+			hi--
 		}
 		if hi >= lo {
+			wx.scan(rs, lo, hi, nw, need, prefixLast)
 			clear(rs.bits[lo : hi+1])
 		}
 	}
@@ -333,6 +324,10 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 	more := len(h) == kept
 	if n := kept - len(h); n > 0 {
 		if len(h) == 0 {
+			if !rs.found && !inSimilar {
+				// No row matches every word: none to skip.
+				need = 0
+			}
 			dst = ix.rankSimilar(dst, rs, s, q, nw, need, n)
 			more = len(dst)-base > limit
 		} else {
@@ -364,21 +359,20 @@ func (wx *wordIndex) bmAmong(rs *rankScratch, i, lo, hi int) bool {
 		if rs.tm[id]>>(2*i)&3 == 0 {
 			continue
 		}
-		for _, o := range wx.bmPost[wx.bmOff[id]:wx.bmOff[id+1]] {
-			if w := int(o >> 6); w >= lo && w <= hi && rs.bits[w]>>(o&63)&1 != 0 {
-				return true
-			}
+		if anyRuns(rs.bits[lo:hi+1], lo, wx.bmPost[wx.bmOff[id]:wx.bmOff[id+1]]) {
+			return true
 		}
 	}
 	return false
 }
 
-// prefixBits returns the prefix bitset of query word i when the rows it
-// matches are exactly those: the last word typed as a prefix, one or two
-// ASCII bytes (so no transliteration and no typos).
-func (rs *rankScratch) prefixBits(wx *wordIndex, i, nw int, prefixLast bool) ([]uint64, bool) {
+// prefixBits returns the prefix bitsets of query word i (all its rows, and
+// those where it is a brand or model word) when the rows it matches are
+// exactly those: the last word typed as a prefix, one or two ASCII bytes
+// (so no transliteration and no typos).
+func (rs *rankScratch) prefixBits(wx *wordIndex, i, nw int, prefixLast bool) (all, bm []uint64, ok bool) {
 	if i != nw-1 || !prefixLast || rs.qw[i][1][0] != rs.qw[i][1][1] {
-		return nil, false
+		return nil, nil, false
 	}
 	return wx.prefixBits(rs.qbuf[rs.qw[i][0][0]:rs.qw[i][0][1]])
 }
@@ -397,7 +391,6 @@ func packKey(matched, exact, prefix, nbm, adj, inOrder, cover int) uint64 {
 // query had more words.
 func (rs *rankScratch) words(text string) (n int, whole bool) {
 	rs.qbuf = rs.qbuf[:0]
-	start := -1
 	whole = true
 	add := func(w string) {
 		if n == MaxRankWords {
@@ -419,22 +412,14 @@ func (rs *rankScratch) words(text string) (n int, whole bool) {
 		}
 		n++
 	}
-	for i, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
+	for i := 0; ; {
+		start, end := nextWord(text, i)
+		if start == end {
+			return n, whole
 		}
-		if start >= 0 {
-			add(text[start:i])
-			start = -1
-		}
+		add(text[start:end])
+		i = end
 	}
-	if start >= 0 {
-		add(text[start:])
-	}
-	return n, whole
 }
 
 // markWord marks in rs.tm the tokens that query word i matches, with their
@@ -493,7 +478,7 @@ func (wx *wordIndex) mark(rs *rankScratch, id uint32, kind uint8) {
 	}
 	rs.tm[id] = m&^(3<<st.shift) | uint32(kind)<<st.shift
 	if cur == 0 {
-		st.card += int(wx.postOff[id+1] - wx.postOff[id])
+		st.card += int(wx.postN[id])
 	}
 	st.best = max(st.best, kind)
 	st.bm = st.bm || wx.tokFlags[id]&fieldBM != 0
@@ -627,14 +612,27 @@ func (wx *wordIndex) features(rs *rankScratch, o uint32, nw int) (uint64, int) {
 			}
 		}
 	}
-	matched, exact, prefix, nbm, adj, inOrder := 0, 0, 0, 0, 0, 0
+	key, matched, _ := wordKey(&kind, &field, &pos, nw, wx.modelMask[o], 0, 0)
+	return key, matched
+}
+
+// wordKey returns the key of a row whose query word i (of nw) has its best
+// match of kind[i] on a token of field[i] at position pos[i] (at most 63),
+// mm being the positions of its model's words, and how many words match.
+// A word whose bit is set in trim matched a trim word whose position is not
+// known beyond being at least tEnd (at most 62), the first trim word's:
+// the key is then the best the row can have, and exact tells whether it is
+// the row's.
+func wordKey(kind, field, pos *[MaxRankWords]uint8, nw int, mm uint64, trim uint32, tEnd uint8) (key uint64, matched int, exact bool) {
+	exact = true
+	nExact, prefix, nbm, adj, inOrder := 0, 0, 0, 0, 0
 	var hit uint64
 	for i := 0; i < nw; i++ {
 		switch kind[i] {
 		case kindNone:
 			continue
 		case kindExact:
-			exact++
+			nExact++
 		case kindPrefix:
 			prefix++
 		}
@@ -642,23 +640,42 @@ func (wx *wordIndex) features(rs *rankScratch, o uint32, nw int) (uint64, int) {
 		if field[i] != 0 {
 			nbm++
 		}
-		if pos[i] < 64 {
+		ti := trim>>i&1 != 0
+		if !ti {
 			hit |= 1 << pos[i]
 		}
-		if i+1 < nw && kind[i+1] != kindNone {
+		if i+1 >= nw || kind[i+1] == kindNone {
+			continue
+		}
+		switch tj := trim>>(i+1)&1 != 0; {
+		case !ti && !tj:
 			if pos[i+1] == pos[i]+1 {
 				adj++
 			}
 			if pos[i+1] > pos[i] {
 				inOrder++
 			}
+		case !ti:
+			// A brand or model word, then a trim word: in order, and
+			// adjacent only if the first is the last before the trims.
+			inOrder++
+			if pos[i]+1 >= tEnd {
+				adj++
+				exact = false
+			}
+		case tj:
+			adj++
+			inOrder++
+			exact = false
 		}
+		// A trim word, then a brand or model word: neither.
 	}
+	// Trim words are never model words.
 	cover := 15
-	if mm := wx.modelMask[o]; mm&hit != 0 {
+	if mm&hit != 0 {
 		cover -= bits.OnesCount64(mm &^ hit)
 	}
-	return packKey(matched, exact, prefix, nbm, adj, inOrder, cover), matched
+	return packKey(matched, nExact, prefix, nbm, adj, inOrder, cover), matched, exact
 }
 
 // rankSimilar appends to dst up to n rows whose word_similarity reaches
@@ -718,29 +735,99 @@ func (ix *Index) scorePage(h []rhit, text string, s *Scratch) {
 		if id, ok := slices.BinarySearch(ix.keys, t); ok {
 			s.qids = append(s.qids, uint32(id))
 			s.qmark[id] = true
+			s.qbits[id>>6] |= 1 << (id & 63)
 		}
 	}
+	// Rows of a page often share the extent word_similarity scores ("bmw
+	// 320d": the brand and model words, the trims after the last query
+	// trigram): the greedy loop runs once per distinct extent. The extent
+	// is found word by word (each word's marks looked at once per query),
+	// from the first to the last word holding a query trigram, and two
+	// rows with the same words there have the same extent, so a row
+	// whose extent was scored is not read further.
+	rs := &s.rank
+	if nw := len(ix.wordOff) - 1; len(rs.wordMark) < nw {
+		rs.wordMark = make([]wordMark, nw)
+	}
+	rs.spans, rs.spanScores = rs.spans[:0], rs.spanScores[:0]
+next:
 	for i := range h {
 		if h[i].has {
 			continue
 		}
+		h[i].has = true
 		r := ix.rankOf[ix.wx.ordRow[h[i].ord]]
-		seq := ix.seq[ix.seqOff[r]:ix.seqOff[r+1]]
-		if first, last := markedSpan(seq, s.qmark); first >= 0 {
-			// The integer loop gives the same float4 when the
-			// denominators stay small (see Index.score).
-			if span := seq[first : last+1]; nq+len(seq) < maxExactDen {
-				n, d := iterateWordSimilarityFrac(span, s.qmark, s.lastpos, nq)
-				h[i].score = float32(n) / float32(d)
-			} else {
-				h[i].score = iterateWordSimilarity(span, s.qmark, s.lastpos, nq)
+		slots := ix.slotWord[ix.slotOff[r]:ix.slotOff[r+1]]
+		fs, ls := -1, -1
+		for j, w := range slots {
+			if rs.wordMarks(ix, w, s.qbits).first >= 0 {
+				if fs < 0 {
+					fs = j
+				}
+				ls = j
 			}
 		}
-		h[i].has = true
+		if fs < 0 {
+			continue
+		}
+		words := slots[fs : ls+1]
+		for j, x := range rs.spans {
+			// The same extent; or one that starts with an extent
+			// scoring 1: the greedy loop reads an extent left to right
+			// and keeps its best, so after that prefix it holds 1, the
+			// most there is.
+			if slices.Equal(x, words) || rs.spanScores[j] == 1 && len(x) < len(words) && slices.Equal(x, words[:len(x)]) {
+				h[i].score = rs.spanScores[j]
+				continue next
+			}
+		}
+		// The extent in the text's trigrams: its words' trigrams follow
+		// each other.
+		seq := ix.seq[ix.seqOff[r]:ix.seqOff[r+1]]
+		first := 0
+		for _, w := range slots[:fs] {
+			first += int(ix.wordOff[w+1] - ix.wordOff[w])
+		}
+		last := first
+		for _, w := range slots[fs:ls] {
+			last += int(ix.wordOff[w+1] - ix.wordOff[w])
+		}
+		first += int(rs.wordMark[slots[fs]].first)
+		last += int(rs.wordMark[slots[ls]].last)
+		span := seq[first : last+1]
+		// The integer loop gives the same float4 when the denominators
+		// stay small (see Index.score).
+		if nq+len(seq) < maxExactDen {
+			n, d := iterateWordSimilarityFrac(span, s.qmark, s.lastpos, nq)
+			h[i].score = float32(n) / float32(d)
+		} else {
+			h[i].score = iterateWordSimilarity(span, s.qmark, s.lastpos, nq)
+		}
+		rs.spans = append(rs.spans, words)
+		rs.spanScores = append(rs.spanScores, h[i].score)
 	}
+	clear(rs.spans) // no reference to this index stays in a pooled Scratch
 	for _, id := range s.qids {
 		s.qmark[id] = false
+		s.qbits[id>>6] = 0
 	}
+}
+
+// wordMark is the first and last position of a word's trigrams in the
+// query (-1 when none is), valid when stamped with the search's gen.
+type wordMark struct {
+	stamp       uint32
+	first, last int32
+}
+
+// wordMarks returns word w's marks in mark, computed once per search.
+func (rs *rankScratch) wordMarks(ix *Index, w uint32, mark []uint64) wordMark {
+	if m := rs.wordMark[w]; m.stamp == rs.gen {
+		return m
+	}
+	first, last := markedSpan(ix.wordSeq[ix.wordOff[w]:ix.wordOff[w+1]], mark)
+	rs.wordMark[w] = wordMark{stamp: rs.gen, first: int32(first), last: int32(last)}
+	return rs.wordMark[w]
 }
 
 // rbetter tells whether a comes before b in rank order.

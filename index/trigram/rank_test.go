@@ -183,6 +183,13 @@ func FuzzRank(f *testing.F) {
 		if whole := rankAll(ix, q, ix.Len()+1); !slices.Equal(pages, whole) {
 			t.Fatalf("%q: pages of %d differ from one page: %v, %v", q, lim, pages, whole)
 		}
+		// Nor does scoring by tiers.
+		defer func(n int) { scanBudget = n }(scanBudget)
+		scanBudget = 0
+		if tiers := rankAll(ix, q, lim); !slices.Equal(pages, tiers) {
+			t.Fatalf("%q: pages of %d by tiers differ: %v, %v", q, lim, tiers, pages)
+		}
+		scanBudget = 1 << 30
 		seen := map[uint32]bool{}
 		for i, r := range pages {
 			if seen[r.Row] {
@@ -224,6 +231,38 @@ func TestRankPrefixBits(t *testing.T) {
 		a, b := rankAll(none, q, 2), rankAll(every, q, 2)
 		if !slices.Equal(a, b) {
 			t.Errorf("%q: %v without prefix bitsets, %v with", q, a, b)
+		}
+	}
+}
+
+// TestRankTiers checks that scoring by tiers changes no answer: every page
+// of many queries over a few hundred rows is the same when scan sorts
+// every candidate into tiers at once and when it never does.
+func TestRankTiers(t *testing.T) {
+	var lines []string
+	brands := []string{"Volkswagen|Golf|Golf", "Volkswagen|Golf Variant|Golf Variant", "Audi|A4|A4", "Audi|S4|S4", "BMW|3 Series|3 Series",
+		"BMW|M3|M3", "Mercedes-Benz|C-Class|C-Class", "Mercedes-Benz|S-Class|S-Class", "Seat|Ibiza|Ibiza", "Skoda|Superb|Superb", "Citroën|C3|C3"}
+	trims := []string{"1.5 TSI Life", "2.0 TDI S line", "320d M Sport", "C 200 Avantgarde", "S 500 4MATIC", "SE", "Sport 1.0", "S", "Style 2.0 TDI",
+		"GTI", "e-Hybrid", "M Sport", "150", "1.6 HDi 110", "3.0 V6"}
+	for i := 0; i < 400; i++ {
+		lines = append(lines, brands[(i*7)%len(brands)]+" "+trims[(i*5+i/11)%len(trims)])
+	}
+	aliases := []Alias{{Word: "vw", Brand: "volkswagen"}, {Word: "merc", Brand: "mercedes-benz"}, {Word: "бмв", Brand: "bmw"}}
+	ix := rankDocs(t, lines, aliases...)
+	defer func(n int) { scanBudget = n }(scanBudget)
+	queries := []string{"s", "se", "a", "3", "m", "s 5", "bmw m", "m sport", "c-c", "c 200", "2.0 tdi", "golf", "vw g", "audi s",
+		"skoda s", "mercedes s", "merc c200", "бмв 3", "150", "tdi", "sport", "style", "1.5 tsi life", "golf s", "gti", "hybrid", "x"}
+	for _, lim := range []int{1, 3, 20} {
+		for _, q := range queries {
+			scanBudget = 1 << 30
+			never := rankAll(ix, q, lim)
+			scanBudget = 0
+			always := rankAll(ix, q, lim)
+			scanBudget = 5
+			soon := rankAll(ix, q, lim)
+			if !slices.Equal(never, always) || !slices.Equal(never, soon) {
+				t.Errorf("%q, limit %d: %v in static order,\n%v by tiers at once,\n%v by tiers after 5", q, lim, never, always, soon)
+			}
 		}
 	}
 }

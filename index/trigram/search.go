@@ -54,7 +54,10 @@ type Match struct {
 // Scratch is the reusable state of one search: bit-sliced counters over the
 // ranks, per-trigram and per-word marks sized for the largest index it
 // served, the query's trigrams, the candidates and the result heap (about
-// 0.2 MB for 100,000 texts). A Scratch serves one Search at a time: use one
+// 0.2 MB for 100,000 texts), and Rank's own (per-token marks, the tiers'
+// counters and class bitsets, per-signature keys: a few hundred kilobytes
+// more, up to 2 MB for a query of MaxRankWords words). A Scratch serves one
+// Search or Rank at a time: use one
 // per goroutine, or take one from AcquireScratch and give it back with
 // ReleaseScratch when the search has returned. The matches Search appends to
 // dst do not refer to the Scratch. Between searches every array is back in
@@ -63,6 +66,7 @@ type Match struct {
 type Scratch struct {
 	planes    []uint64 // bit-sliced shared-trigram counts, k planes per 64-rank word; zero at rest
 	qmark     []bool   // by trigram id: in the query; false at rest
+	qbits     []uint64 // the same as a bitset (small enough to stay in cache); 0 at rest
 	qidx      []uint8  // by trigram id: 1 + its index in qids when that is < 64, else 0; 0 at rest
 	fpos      []int32  // pairBound's query trigram positions,
 	fbit      []uint64 // their bits,
@@ -135,6 +139,7 @@ func (s *Scratch) fit(ix *Index, k int) {
 	if nk := len(ix.keys); len(s.qmark) < nk {
 		s.mark = make([]uint32, nk)
 		s.qmark = make([]bool, nk)
+		s.qbits = make([]uint64, (nk+63)/64)
 		s.qidx = make([]uint8, nk)
 		s.lastpos = make([]int32, nk)
 		for i := range s.lastpos {
@@ -197,6 +202,7 @@ func (ix *Index) Search(dst []Match, q Query, s *Scratch) []Match {
 	}
 	for i, id := range s.qids {
 		s.qmark[id] = true
+		s.qbits[id>>6] |= 1 << (id & 63)
 		if i < 64 {
 			s.qidx[id] = uint8(i + 1)
 		}
@@ -235,6 +241,7 @@ levels:
 	clear(s.planes[s.wlo*k : (s.whi+1)*k])
 	for _, id := range s.qids {
 		s.qmark[id] = false
+		s.qbits[id>>6] = 0
 		s.qidx[id] = 0
 	}
 
@@ -272,33 +279,15 @@ func (ix *Index) count(s *Scratch, k int) {
 					break
 				}
 				for _, r := range s.buf[:got] {
-					p := planes[int(r>>6)*k:][:k]
-					carry := uint64(1) << (r & 63)
-					for j := range p {
-						t := p[j] & carry
-						p[j] ^= carry
-						carry = t
-						if carry == 0 {
-							break
-						}
-					}
+					addCount(planes[int(r>>6)*k:][:k], 1<<(r&63))
 				}
 			}
 			continue
 		}
 		d := ix.dense[ix.denseOff[id]:][:hi-lo+1]
 		for i, carry := range d {
-			if carry == 0 {
-				continue
-			}
-			p := planes[(lo+i)*k:][:k]
-			for j := range p {
-				t := p[j] & carry
-				p[j] ^= carry
-				carry = t
-				if carry == 0 {
-					break
-				}
+			if carry != 0 {
+				addCount(planes[(lo+i)*k:][:k], carry)
 			}
 		}
 	}
@@ -336,18 +325,37 @@ func (ix *Index) candidates(s *Scratch, k, m int) int {
 		}
 		cw = append(cw, uint32(w))
 		cm = append(cm, ge)
-		// The largest count in the word.
-		x, c := ge, 0
-		for j := k - 1; j >= 0; j-- {
-			if t := x & p[j]; t != 0 {
-				x = t
-				c |= 1 << j
-			}
-		}
-		top = max(top, c)
+		top = max(top, maxCount(p, ge))
 	}
 	s.cw, s.cm = cw, cm
 	return top
+}
+
+// addCount adds 1 to the bit-sliced counters p (least significant plane
+// first) of the ranks or rows in m (ripple carry); the counters never
+// overflow.
+func addCount(p []uint64, m uint64) {
+	for j := range p {
+		t := p[j] & m
+		p[j] ^= m
+		m = t
+		if m == 0 {
+			return
+		}
+	}
+}
+
+// maxCount returns the largest of the bit-sliced counters p among the bits
+// of x (not 0), choosing from the top plane down.
+func maxCount(p []uint64, x uint64) int {
+	c := 0
+	for j := len(p) - 1; j >= 0; j-- {
+		if t := x & p[j]; t != 0 {
+			x = t
+			c |= 1 << j
+		}
+	}
+	return c
 }
 
 // level returns the ranks whose count is c, ascending, in s.lv.
@@ -396,7 +404,7 @@ func (ix *Index) score(rank uint32, c int, s *Scratch, nq int, full bool, w hit)
 			return hit{}, false
 		}
 	}
-	first, last := markedSpan(seq, s.qmark)
+	first, last := markedSpan(seq, s.qbits)
 	if first < 0 {
 		return hit{rank: rank}, true
 	}
@@ -752,19 +760,21 @@ func (ix *Index) firstRankAfter(text string, row uint32) uint32 {
 	return uint32(lo)
 }
 
-// markedSpan is the first and last position of seq holding a marked
-// trigram, the extent word_similarity scores (-1, -1 when none is).
-func markedSpan(seq []uint32, mark []bool) (first, last int) {
-	first, last = -1, -1
+// markedSpan is the first and last position of seq holding a trigram set
+// in mark (a bitset by trigram id), the extent word_similarity scores (-1,
+// -1 when none is). It looks from both ends: the extent is usually most
+// of the text's first words.
+func markedSpan(seq []uint32, mark []uint64) (first, last int) {
 	for p, id := range seq {
-		if mark[id] {
-			if first < 0 {
-				first = p
+		if mark[id>>6]>>(id&63)&1 != 0 {
+			for q := len(seq) - 1; ; q-- {
+				if id := seq[q]; mark[id>>6]>>(id&63)&1 != 0 {
+					return p, q
+				}
 			}
-			last = p
 		}
 	}
-	return first, last
+	return -1, -1
 }
 
 // better tells whether a comes before b in result order: higher score, then

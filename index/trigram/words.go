@@ -44,9 +44,11 @@ type wordIndex struct {
 	tokFlags       []uint8  // by token id: fieldBM when some row holds it in its brand or model
 	tokPos         []uint64 // by token id: the word positions it has in some row (bit p, 63 for 63 and later)
 	postOff        []uint32 // by token id; len tokens+1
-	post           []uint32 // ords ascending
+	post           []uint32 // ords ascending, as runs (runs.go)
+	postN          []uint32 // by token id: how many ords
 	bmOff          []uint32 // by token id; len tokens+1
-	bmPost         []uint32 // the ords where the token is a brand or model word, ascending
+	bmPost         []uint32 // the ords where the token is a brand or model word, ascending, as runs
+	bmN            []uint32 // by token id: how many
 	// By ord: the row's tokens, each with its word position and fields.
 	rtOff   []uint32
 	rtTok   []uint32
@@ -59,12 +61,23 @@ type wordIndex struct {
 	brands   int
 	// By ord: the word positions of the model's words (bit p, p < 64).
 	modelMask []uint64
+	// Rows that share their brand and their brand and model tokens (the
+	// first tokens of a row, up to its first trim word's) share a
+	// signature: rowSig by ord; by signature, its first ord and the
+	// position of the first trim word (the last brand or model token's
+	// position plus one).
+	rowSig  []uint32
+	sigOrd  []uint32
+	sigTrim []uint8
 	// The rows holding a token that starts with one of the common one- or
 	// two-byte ASCII prefixes, as bitsets by ord (typeahead sends "s",
 	// "vo", ... and their postings are long): prefix prefKeys[i] (b0<<8 |
 	// b1, b1 0 for one byte) is words [i*w, (i+1)*w) of prefBits.
 	prefKeys []uint16
 	prefBits []uint64
+	// The same, counting only the rows where the token is a brand or
+	// model word.
+	prefBMBits []uint64
 	// Typos: the distinct trigrams of each token (tokTriN) and, by trigram
 	// key, the tokens that hold it.
 	tokTriN   []uint8
@@ -84,23 +97,35 @@ type token struct {
 // splitWords appends the words of a folded text: maximal runs of letters
 // and digits, as pg_trgm cuts them.
 func splitWords(dst []string, s string) []string {
-	start := -1
-	for i, r := range s {
+	for i := 0; ; {
+		start, end := nextWord(s, i)
+		if start == end {
+			return dst
+		}
+		dst = append(dst, s[start:end])
+		i = end
+	}
+}
+
+// nextWord returns the bounds of the first word of s at or after byte i
+// (start == end when there is none).
+func nextWord(s string, i int) (start, end int) {
+	start = -1
+	for j, r := range s[i:] {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if start < 0 {
-				start = i
+				start = i + j
 			}
 			continue
 		}
 		if start >= 0 {
-			dst = append(dst, s[start:i])
-			start = -1
+			return start, i + j
 		}
 	}
-	if start >= 0 {
-		dst = append(dst, s[start:])
+	if start < 0 {
+		return len(s), len(s)
 	}
-	return dst
+	return start, len(s)
 }
 
 // letterDigit returns the index where word switches once between letters and
@@ -280,6 +305,7 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 	}
 
 	wx.brands = len(brands)
+	wx.buildSigs()
 
 	// Token ids in dictionary order.
 	order := make([]uint32, len(names))
@@ -306,10 +332,10 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 		wx.tokFlags[id] |= wx.rtField[i] & fieldBM
 		wx.tokPos[id] |= 1 << min(wx.rtPos[i], 63)
 	}
-	wx.postOff, wx.post = wx.postings(nt, func(int) bool { return true })
+	wx.postOff, wx.post, wx.postN = wx.postings(nt, func(int) bool { return true })
 	// The rows where a token is a brand or model word, for the early
 	// stop's bound.
-	wx.bmOff, wx.bmPost = wx.postings(nt, func(i int) bool { return wx.rtField[i]&fieldBM != 0 })
+	wx.bmOff, wx.bmPost, wx.bmN = wx.postings(nt, func(i int) bool { return wx.rtField[i]&fieldBM != 0 })
 
 	wx.buildPrefixes()
 
@@ -354,10 +380,36 @@ func buildWords(docs []Doc, aliases []Alias) *wordIndex {
 	return wx
 }
 
+// buildSigs numbers the rows' signatures.
+func (wx *wordIndex) buildSigs() {
+	n := len(wx.ordRow)
+	wx.rowSig = make([]uint32, n)
+	sigs := map[string]uint32{}
+	var key []byte
+	for o := 0; o < n; o++ {
+		key = append(key[:0], byte(wx.rowBrand[o]), byte(wx.rowBrand[o]>>8))
+		end := wx.rtOff[o]
+		trim := 0
+		for ; end < wx.rtAlias[o] && wx.rtField[end]&fieldBM != 0; end++ {
+			t := wx.rtTok[end]
+			key = append(key, byte(t), byte(t>>8), byte(t>>16), byte(t>>24), wx.rtPos[end], wx.rtField[end])
+			trim = max(trim, int(wx.rtPos[end])+1)
+		}
+		id, ok := sigs[string(key)]
+		if !ok {
+			id = uint32(len(wx.sigOrd))
+			sigs[string(key)] = id
+			wx.sigOrd = append(wx.sigOrd, uint32(o))
+			wx.sigTrim = append(wx.sigTrim, uint8(min(trim, 255)))
+		}
+		wx.rowSig[o] = id
+	}
+}
+
 // postings lays out, for each of the nt tokens, the ords of the rows whose
-// row-token entries i with keep(i) hold it, each ord once and in order:
-// offsets (nt+1) into one flat list.
-func (wx *wordIndex) postings(nt int, keep func(i int) bool) (off, post []uint32) {
+// row-token entries i with keep(i) hold it, each ord once and in order, as
+// runs: offsets (nt+1) into one flat list, and how many ords each has.
+func (wx *wordIndex) postings(nt int, keep func(i int) bool) (off, runs, count []uint32) {
 	n := len(wx.rtOff) - 1
 	off = make([]uint32, nt+1)
 	seen := make([]uint32, nt) // the last ord+1 counted per token
@@ -369,10 +421,12 @@ func (wx *wordIndex) postings(nt int, keep func(i int) bool) (off, post []uint32
 			}
 		}
 	}
+	count = make([]uint32, nt)
 	for id := 0; id < nt; id++ {
+		count[id] = off[id+1]
 		off[id+1] += off[id]
 	}
-	post = make([]uint32, off[nt])
+	post := make([]uint32, off[nt])
 	fill := slices.Clone(off[:nt])
 	clear(seen)
 	for o := 0; o < n; o++ {
@@ -384,7 +438,12 @@ func (wx *wordIndex) postings(nt int, keep func(i int) bool) (off, post []uint32
 			}
 		}
 	}
-	return off, post
+	roff := make([]uint32, nt+1)
+	for id := 0; id < nt; id++ {
+		runs = appendRuns(runs, post[off[id]:off[id+1]])
+		roff[id+1] = uint32(len(runs))
+	}
+	return roff, slices.Clip(runs), count
 }
 
 // prefixRows is the least number of postings for which a prefix gets a
@@ -398,7 +457,7 @@ func (wx *wordIndex) buildPrefixes() {
 	sum := map[uint16]int{}
 	for id := 0; id < wx.numTokens(); id++ {
 		t := wx.tokenAt(uint32(id))
-		n := int(wx.postOff[id+1] - wx.postOff[id])
+		n := int(wx.postN[id])
 		if len(t) >= 1 && t[0] < utf8.RuneSelf {
 			sum[uint16(t[0])<<8] += n
 			if len(t) >= 2 && t[1] < utf8.RuneSelf {
@@ -414,6 +473,7 @@ func (wx *wordIndex) buildPrefixes() {
 	slices.Sort(wx.prefKeys)
 	w := wx.ordWords()
 	wx.prefBits = make([]uint64, w*len(wx.prefKeys))
+	wx.prefBMBits = make([]uint64, w*len(wx.prefKeys))
 	var p [2]byte
 	for i, k := range wx.prefKeys {
 		p[0], p[1] = byte(k>>8), byte(k)
@@ -421,12 +481,11 @@ func (wx *wordIndex) buildPrefixes() {
 		if p[1] != 0 {
 			pre = p[:2]
 		}
-		bs := wx.prefBits[i*w : (i+1)*w]
+		bs, bm := wx.prefBits[i*w:(i+1)*w], wx.prefBMBits[i*w:(i+1)*w]
 		lo := wx.lowerBound(pre)
 		for id, end := lo, wx.prefixEnd(pre, lo); id < end; id++ {
-			for _, o := range wx.post[wx.postOff[id]:wx.postOff[id+1]] {
-				bs[o>>6] |= 1 << (o & 63)
-			}
+			orRuns(bs, 0, wx.post[wx.postOff[id]:wx.postOff[id+1]])
+			orRuns(bm, 0, wx.bmPost[wx.bmOff[id]:wx.bmOff[id+1]])
 		}
 	}
 }
@@ -435,10 +494,11 @@ func (wx *wordIndex) buildPrefixes() {
 func (wx *wordIndex) ordWords() int { return (len(wx.ordRow) + 63) / 64 }
 
 // prefixBits returns the bitset of the rows holding a token that starts
-// with w, when w is a prefix that has one.
-func (wx *wordIndex) prefixBits(w []byte) ([]uint64, bool) {
+// with w, when w is a prefix that has one, and that of the rows where such
+// a token is a brand or model word.
+func (wx *wordIndex) prefixBits(w []byte) (all, bm []uint64, ok bool) {
 	if len(w) < 1 || len(w) > 2 || w[0] >= utf8.RuneSelf || len(w) == 2 && w[1] >= utf8.RuneSelf {
-		return nil, false
+		return nil, nil, false
 	}
 	k := uint16(w[0]) << 8
 	if len(w) == 2 {
@@ -446,10 +506,10 @@ func (wx *wordIndex) prefixBits(w []byte) ([]uint64, bool) {
 	}
 	i, ok := slices.BinarySearch(wx.prefKeys, k)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	n := wx.ordWords()
-	return wx.prefBits[i*n : (i+1)*n], true
+	return wx.prefBits[i*n : (i+1)*n], wx.prefBMBits[i*n : (i+1)*n], true
 }
 
 func (wx *wordIndex) tokenAt(id uint32) string {
