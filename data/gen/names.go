@@ -154,6 +154,9 @@ func gearboxWord(c *car) string {
 }
 
 func rawGearboxWord(c *car) string {
+	if c.hybridBox != nil && c.hybridBox.Name != "" {
+		return c.hybridBox.Name
+	}
 	switch c.transmission {
 	case "manual":
 		return ""
