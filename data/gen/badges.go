@@ -407,7 +407,7 @@ func bmwCode(model string, c *car) string {
 		n = climb(c.kw, []rung[int]{{150, 25}, {100, 20}}, 18)
 	default:
 		n = climb(c.kw, []rung[int]{{170, 30}, {115, 20}}, 18)
-		if c.genYear < 2016 && n == 30 {
+		if c.genYear < 2016 && n == 30 && suffix != "e" { // the plug-in was a 330e from its 2015 launch
 			n = 28
 		}
 	}

@@ -27,6 +27,11 @@ type car struct {
 	limits    vocab.Limits          // the nameplate's fuels, drives and power by year (powertrains.tsv)
 	families  []*vocab.EngineFamily // the brand's engine families (engines.tsv), nil when not listed
 	family    *vocab.EngineFamily   // the family of this variant's engine, nil when derived
+	// electrified are the nameplate's full and plug-in hybrids by year and
+	// their system power (electrified.tsv).
+	electrified vocab.Electrified
+	vocab       *vocab.Vocabulary
+	hybridBox   *vocab.HybridGearbox // a hybrid's gearbox from hybridgearboxes.tsv, nil when drawn
 
 	drive        string // front, rear, all
 	transmission string // manual, automatic, dct, cvt, single_speed, amt
@@ -238,8 +243,13 @@ func (c *car) powertrain(r *rng) {
 		return
 	}
 	hp := c.drawPower(r)
-	// Within the nameplate's real range for that year (powertrains.tsv).
+	// Within the nameplate's real range for that year (powertrains.tsv),
+	// a hybrid's system power within its own (electrified.tsv: a 330e
+	// has 252-292 hp, not the M340i's 374).
 	if lo, hi, ok := c.limits.HP(c.year); ok {
+		hp = clamp(hp, float64(lo), float64(hi))
+	}
+	if lo, hi, ok := c.electrified.HP(c.fuel, c.year); ok {
 		hp = clamp(hp, float64(lo), float64(hi))
 	}
 	hp = c.pickFamily(hp)
@@ -251,8 +261,14 @@ func (c *car) powertrain(r *rng) {
 	case "electric":
 		c.batteryKWh = math.Min(batteryFor(c.segment, c.year, r)*(1+0.05*math.Min(c.premium, 1.5)), 123)
 	case "plug_in_hybrid":
-		// A mark keeps its pack through its facelift (330e G20 and G20 LCI 12 kWh).
-		c.batteryKWh = roundTo(phevBattery(cmp.Or(c.markYear, c.genYear))*r.between(0.9, 1.12), 0.1)
+		// A mark keeps its pack through its facelift (330e G20 and G20 LCI
+		// 12 kWh); a plug-in launched within a generation has the pack of
+		// its own launch (RAV4 PHEV 2020 in the 2018 XA50: 18 kWh).
+		launch, pack := c.plugIn()
+		c.batteryKWh = roundTo(phevBattery(max(cmp.Or(c.markYear, c.genYear), launch))*r.between(0.9, 1.12), 0.1)
+		if pack > 0 {
+			c.batteryKWh = pack // the nameplate's published pack (electrified.tsv)
+		}
 	}
 	c.kerbWeight(r)
 	// Even the slowest car reaches 100 km/h within slowestAccel.
@@ -260,16 +276,26 @@ func (c *car) powertrain(r *rng) {
 		c.kw = math.Ceil(c.weight / maxKgPerKW)
 		c.hp = math.Round(c.kw * 1.35962)
 		// The least powerful engine of the brand's families that is enough,
-		// or no family when none is.
+		// else the most powerful it had if that still reaches 100 km/h
+		// within slowestAccel by power and weight alone (a heavy van keeps
+		// a real engine and is slow), else no family.
 		if c.family != nil {
 			c.family = nil
-			best := math.Inf(1)
+			best, strongest := math.Inf(1), 0.0
+			var strongestFamily *vocab.EngineFamily
 			c.eachStep(func(f *vocab.EngineFamily, hp float64) bool {
-				if kw := math.Round(hp * 0.7355); kw >= c.kw && kw < best {
+				kw := math.Round(hp * 0.7355)
+				if kw >= c.kw && kw < best {
 					best, c.family = kw, f
+				}
+				if kw > strongest {
+					strongest, strongestFamily = kw, f
 				}
 				return true
 			})
+			if c.family == nil && strongestFamily != nil && powerLimitedAccel(c.weight, strongest) <= slowestAccel {
+				best, c.family = strongest, strongestFamily
+			}
 			if c.family != nil {
 				c.kw, c.hp = best, math.Round(best*1.35962)
 			}
@@ -501,7 +527,7 @@ func (c *car) allowFuels(powertrain string, fuels []string, w []float64) ([]stri
 	var f2 []string
 	var w2 []float64
 	for i, fuel := range f {
-		if c.familyFits(fuel) {
+		if c.familyFits(fuel) && c.electrifiedFits(powertrain, fuel) {
 			f2, w2 = append(f2, fuel), append(w2, w[i])
 		}
 	}
@@ -509,6 +535,23 @@ func (c *car) allowFuels(powertrain string, fuels []string, w []float64) ([]stri
 		return f, w
 	}
 	return f2, w2
+}
+
+// electrifiedFits reports whether the nameplate had a version of fuel in
+// the car's year as far as electrified.tsv tells: a full or plug-in hybrid
+// only in the years a row covers (no RAV4 plug-in before 2020), unless the
+// nameplate's powertrain class is that fuel (a Prius, an i8). A brand with
+// engine families has mild hybrids only where they list its mild-hybrid
+// engines (no Toyota, Honda or Lexus mild hybrid).
+func (c *car) electrifiedFits(powertrain, fuel string) bool {
+	if fuel == "mild_hybrid" {
+		return c.families == nil || vocab.FamilyKind(fuel, c.families) == "mild_hybrid"
+	}
+	if !vocab.IsElectrifiedFuel(fuel) || (fuel == "hybrid" && powertrain == "hybrid") || (fuel == "plug_in_hybrid" && powertrain == "phev") {
+		return true
+	}
+	_, _, ok := c.electrified.HP(fuel, c.year)
+	return ok
 }
 
 func (c *car) narrowFuels(powertrain string, fuels []string, w []float64) ([]string, []float64) {
@@ -596,23 +639,11 @@ func (c *car) hybridEngine(iceKW float64) *vocab.EngineFamily {
 	return nil
 }
 
-// familyKind is the engine kind (petrol or diesel) a fuel is built from, ""
-// for fuels engines.tsv does not cover.
-func familyKind(fuel string) string {
-	switch fuel {
-	case "petrol", "mild_hybrid":
-		return "petrol"
-	case "diesel":
-		return "diesel"
-	}
-	return ""
-}
-
 // eachStep calls fn with every power step of the brand's families of the
 // car's engine kind on sale in its model year and within the nameplate's
 // power range, until fn returns false.
 func (c *car) eachStep(fn func(f *vocab.EngineFamily, hp float64) bool) {
-	kind := familyKind(c.fuel)
+	kind := vocab.FamilyKind(c.fuel, c.families)
 	lo, hi, limited := c.limits.HP(c.year)
 	for _, f := range c.families {
 		if f.Fuel != kind || !f.Covers(c.year) {
@@ -630,7 +661,7 @@ func (c *car) eachStep(fn func(f *vocab.EngineFamily, hp float64) bool) {
 // for fuel in the car's year and power range; fuels the families do not
 // cover always fit.
 func (c *car) familyFits(fuel string) bool {
-	if c.families == nil || familyKind(fuel) == "" {
+	if c.families == nil || vocab.FamilyKind(fuel, c.families) == "" {
 		return true
 	}
 	saved := c.fuel
@@ -849,12 +880,18 @@ func (c *car) performance(r *rng) {
 	// reference cars (TestReferenceCars): a small petrol car near 5 l, a
 	// Golf 1.5 TSI 5.5, a GTI 7.1, a 911 Carrera S 10.3, an F8 12.9; the
 	// engine's power costs more than the car's mass.
-	l := 3.2 + 0.0015*c.weight + 0.0055*c.kw + 0.02*clamp(c.kw-200, 0, 250) + (c.cd-0.3)*8
+	high := 0.02 * clamp(c.kw-200, 0, 250)
+	if c.segment != 'S' {
+		// A saloon's or SUV's big engine idles through most of the cycle
+		// (S 500 4MATIC 8.8 l against the 911 Carrera S's 10.3).
+		high /= 2
+	}
+	l := 3.2 + 0.0015*c.weight + 0.0055*c.kw + high + (c.cd-0.3)*8
 	switch c.fuel {
 	case "diesel":
 		l *= 0.8
 	case "mild_hybrid":
-		l *= 0.93
+		l *= 0.97 // a 48 V system saves 3-5 % in WLTP (Panda Hybrid 5.2 l, C 200 W206 6.6, S 500 8.8)
 	case "hybrid":
 		l *= 0.76
 	case "lpg":
@@ -880,7 +917,13 @@ func (c *car) performance(r *rng) {
 		// size (Zoe 17.7, e-208 16.0, ID.3 15.5, Model 3 15.3, ID.4 17.2):
 		// regeneration returns much of what mass costs, and the charging
 		// and drivetrain losses a small car has too.
-		c.energy = roundTo((14.3+0.0009*c.weight+(c.cd-0.28)*20)*r.normal(1, 0.04), 0.1)
+		e := 14.3 + 0.0009*c.weight + (c.cd-0.28)*20
+		if c.isPHEV() && c.drive == "all" {
+			// A plug-in SUV's rear e-axle and taller body: RAV4 PHEV about
+			// 19.8 kWh/100 km (14.8 kWh net over 75 km).
+			e *= 1.08
+		}
+		c.energy = roundTo(e*r.normal(1, 0.04), 0.1)
 		net := c.batteryKWh * 0.92
 		if c.isPHEV() {
 			net = c.batteryKWh * 0.82 // a plug-in hybrid keeps a larger reserve (Golf GTE 10.4 of 13 kWh)
@@ -927,6 +970,18 @@ func (c *car) performance(r *rng) {
 	if c.isEV() || c.isFCEV() {
 		c.co2 = 0
 	}
+}
+
+// plugIn is the first model year and the published pack (0 when not
+// given) of the nameplate's plug-in hybrid row covering the car's year
+// (electrified.tsv); 0, 0 when none does.
+func (c *car) plugIn() (launch int, packKWh float64) {
+	for _, r := range c.electrified {
+		if r.Covers("plug_in_hybrid", c.year) {
+			return r.From, r.BatteryKWh
+		}
+	}
+	return 0, 0
 }
 
 // phevBattery is the typical gross battery of a plug-in hybrid launched in

@@ -252,9 +252,12 @@ type tally struct {
 	examples []string
 }
 
+// examplesShown is how many violations a failing rule prints.
+var examplesShown = 5
+
 func (v *tally) add(format string, args ...any) {
 	v.n++
-	if len(v.examples) < 5 {
+	if len(v.examples) < examplesShown {
 		v.examples = append(v.examples, fmt.Sprintf(format, args...))
 	}
 }

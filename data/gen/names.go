@@ -154,6 +154,9 @@ func gearboxWord(c *car) string {
 }
 
 func rawGearboxWord(c *car) string {
+	if c.hybridBox != nil && c.hybridBox.Name != "" {
+		return c.hybridBox.Name
+	}
 	switch c.transmission {
 	case "manual":
 		return ""
@@ -253,6 +256,11 @@ func displayName(model string, c *car, trim string) string {
 	awd := ""
 	if c.drive == "all" {
 		awd = awdName(c.brand)
+		if awd == "HYBRID4" && c.fuel != "hybrid" && c.fuel != "plug_in_hybrid" {
+			// HYBRID4 is Peugeot's electric rear axle; its other
+			// four-wheel drives (4007, 4008, Dangel) were a 4x4.
+			awd = "4x4"
+		}
 	}
 	switch {
 	case c.isEV() && c.style == "mercedes" && strings.HasPrefix(model, "EQ"):

@@ -120,6 +120,12 @@ var nameRules = []editorRule{
 		}
 		return ""
 	}},
+	{"HYBRID4 on a car that is not a hybrid", func(f *variantFacts) string {
+		if strings.Contains(" "+nameRest(f)+" ", " HYBRID4 ") && f.fuel != "hybrid" && f.fuel != "plug_in_hybrid" {
+			return f.fuel
+		}
+		return ""
+	}},
 	{"trim of another brand, nameplate or era", func(f *variantFacts) string {
 		rest := " " + nameRest(f)
 		rest = strings.TrimSpace(yearTail.ReplaceAllString(rest, "")) + " "

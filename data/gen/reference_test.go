@@ -79,7 +79,15 @@ var referenceCars = []referenceCar{
 // reference ("brand model year version") and figure, with the reason: they
 // print with "?" instead of failing, and fail once they fall inside the
 // band, so the entry goes. Each one is open work.
-var knownMisses = map[string]map[string]string{}
+var knownMisses = map[string]map[string]string{
+	// Both were inside the band until the plug-in and hybrid data of
+	// electrified.tsv changed which fuels these nameplates draw, and so
+	// which car comes closest: the generic 0-100 fit gives a 1,140 kg,
+	// 74 kW Clio about 10.1 s (Renault's long gearing makes 11.8), and the
+	// closest C 200 is one drawn 8 % under its model mean (6.1 l).
+	"renault Clio 2020 TCe 100":                         {"0-100": "a 74 kW B car's fit is about 10.1 s; Renault's gearing gives 11.8"},
+	"mercedes-benz C-Class 2021 C 200 (W206) 9G-TRONIC": {"consumption": "the closest C 200 drew 8 % under the model's 6.1 l"},
+}
 
 // referenceBand is how far a generated figure may lie from the published one.
 const referenceBand = 0.15

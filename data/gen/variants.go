@@ -83,6 +83,7 @@ func (g *generator) emitVariants() error {
 				brand: m.brand.Slug, model: m.seed.Name, style: m.brand.Style, premium: premiumBrand[m.brand.Slug],
 				segment: m.seed.Segment, body: m.seed.Body, year: gp.from, genYear: gp.yearStart, markYear: gp.markStart, trims: len(trims),
 				limits: m.limits, families: g.v.EngineFamiliesFor(m.brand.Slug, m.seed.Name),
+				electrified: g.v.ElectrifiedFor(m.brand.Slug, m.seed.Name), vocab: g.v,
 			}
 			platform.shape(r)
 			if len(gp.demoCars) > 0 {
@@ -316,10 +317,15 @@ func (c *car) chooseTransmission(r *rng) {
 	case c.isEV() || c.isFCEV():
 		c.transmission, c.gears = "single_speed", 1
 		return
-	case c.fuel == "hybrid" && (c.brand == "toyota" || c.brand == "lexus" || c.brand == "ford" || c.brand == "honda" || c.brand == "suzuki"):
-		c.transmission, c.gears = "cvt", 1
-		return
 	case c.isPHEV() || c.fuel == "hybrid":
+		// The gearbox the brand's hybrids had (hybridgearboxes.tsv): a
+		// Toyota's e-CVT, a Hyundai's six-speed DCT, a Renault's
+		// multi-mode automatic.
+		if boxes := c.vocab.HybridGearboxes(c.brand, c.model, c.fuel, c.year); boxes != nil {
+			c.hybridBox = boxes[r.intn(len(boxes))]
+			c.transmission, c.gears = c.hybridBox.Transmission, c.hybridBox.Gears
+			return
+		}
 		c.transmission = pick(r, []string{"automatic", "dct"})
 	default:
 		pAuto := 0.08 + 0.6*float64(c.year-1990)/36 + 0.3*c.trimLevel + 0.2*math.Min(c.premium, 1)

@@ -16,7 +16,9 @@
 //	generations.tsv  real generations (code, years, facelift) of the best-selling nameplates, in sales rank order
 //	powertrains.tsv  fuels, driven wheels and power range per nameplate (or brand) and model years
 //	engines.tsv      engine families per brand group and era: badge, displacement, cylinders, power steps;
-//	                 petrol, diesel, and the engines of hybrids
+//	                 petrol, diesel, and the engines of full, plug-in and mild hybrids
+//	electrified.tsv  full and plug-in hybrids per nameplate: model years, system power, a plug-in's pack
+//	hybridgearboxes.tsv the gearboxes of hybrids per brand (or nameplate) and model years: e-CVT, DCT, ...
 //	badges.tsv       engine and hybrid badges: the years each was on sale, its predecessor and successor
 //	gearboxes.tsv    automatic gearbox names: the years each was sold and the brands that used it
 //

@@ -11,7 +11,7 @@ import (
 // span of model years, with the power steps it came in.
 type EngineFamily struct {
 	Brands    []string
-	Fuel      string // petrol or diesel; hybrid: the engine of full and plug-in hybrids
+	Fuel      string // petrol or diesel; hybrid: the engine of full and plug-in hybrids; mild_hybrid: of mild hybrids
 	Badge     string // "TSI", "dCi", ...; "" when sold under the displacement alone
 	CC        int
 	Cylinders int
@@ -54,6 +54,26 @@ func (v *Vocabulary) EngineFamiliesFor(brand, model string) []*EngineFamily {
 	return out
 }
 
+// FamilyKind is the kind of engine family (engines.tsv's fuel) a variant
+// of fuel takes its engine from among families: petrol and diesel their
+// own, a mild hybrid the brand's mild-hybrid engines where it lists any
+// (VW's eTSI is a 1.0 or 1.5, never the 2.0), else its petrol ones; ""
+// for fuels the families do not cover.
+func FamilyKind(fuel string, families []*EngineFamily) string {
+	switch fuel {
+	case "petrol", "diesel":
+		return fuel
+	case "mild_hybrid":
+		for _, f := range families {
+			if f.Fuel == "mild_hybrid" {
+				return "mild_hybrid"
+			}
+		}
+		return "petrol"
+	}
+	return ""
+}
+
 // loadEnginesFrom parses the content of engines.tsv.
 func (v *Vocabulary) loadEnginesFrom(b []byte) error {
 	brands := map[string]bool{}
@@ -74,14 +94,14 @@ func (v *Vocabulary) loadEnginesFrom(b []byte) error {
 				return fmt.Errorf("unknown brand %q", b)
 			}
 		}
-		if e.Fuel != "petrol" && e.Fuel != "diesel" && e.Fuel != "hybrid" {
-			return fmt.Errorf("fuel %q: petrol or diesel, or hybrid for the engine of hybrids", e.Fuel)
+		if e.Fuel != "petrol" && e.Fuel != "diesel" && e.Fuel != "hybrid" && e.Fuel != "mild_hybrid" {
+			return fmt.Errorf("fuel %q: petrol or diesel, hybrid for the engine of hybrids, mild_hybrid for that of mild hybrids", e.Fuel)
 		}
 		var err error
 		if e.CC, err = num(f[3], 500, 9000); err != nil {
 			return err
 		}
-		if e.Cylinders, err = num(f[4], 2, 16); err != nil {
+		if e.Cylinders, err = num(f[4], 1, 16); err != nil {
 			return err
 		}
 		switch f[5] {

@@ -16,7 +16,7 @@ func bare(t testing.TB) *Vocabulary {
 	for i := range v.Models {
 		v.Models[i].Rank, v.Models[i].Marks = 0, nil
 	}
-	v.Powertrains, v.Engines = nil, nil
+	v.Powertrains, v.Engines, v.Electrified, v.HybridBoxes = nil, nil, nil, nil
 	return &v
 }
 
@@ -243,6 +243,75 @@ func FuzzGearboxes(f *testing.F) {
 		for name, g := range v.Gearboxes {
 			if name == "" || (g.Last != 0 && g.Last < g.First) {
 				t.Fatalf("accepted %q %+v", name, g)
+			}
+		}
+	})
+}
+
+func TestElectrifiedRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadElectrifiedFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("toyota\tRAV5\tplug_in_hybrid\t2020\t\t306\t306", "unknown nameplate")
+	f("toyota\tRAV4\tmild_hybrid\t2020\t\t306\t306", "hybrid or plug_in_hybrid")
+	f("toyota\tRAV4\tplug_in_hybrid\t\t\t306\t306", "bad first year")
+	f("toyota\tRAV4\tplug_in_hybrid\t2020\t2018\t306\t306", "bad year")
+	f("toyota\tRAV4\tplug_in_hybrid\t2020\t\t306\t300", "bad power range")
+	f("toyota\tRAV4\thybrid\t2016\t\t197\t222\t18.1", "bad plug-in pack")
+	f("toyota\tRAV4\tplug_in_hybrid\t2020\t\t306\t306\t99", "bad plug-in pack")
+}
+
+func TestHybridGearboxesRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		v := bare(t)
+		if err := v.loadGearboxesFrom([]byte("e-CVT\t1997\t\ttoyota")); err != nil {
+			t.Fatal(err)
+		}
+		err := v.loadHybridGearboxesFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("toyta\thybrid\t1997\t\tcvt\t1\te-CVT", "unknown brand")
+	f("toyota\tpetrol\t1997\t\tcvt\t1\te-CVT", "hybrid or plug_in_hybrid")
+	f("toyota\thybrid\t1997\t\tmanual\t5", "transmission")
+	f("toyota\thybrid\t1997\t\tcvt\t0\te-CVT", "bad gears")
+	f("toyota\thybrid\t1997\t\tcvt\t1\tE-CVT", "not in gearboxes.tsv")
+	f("toyota\thybrid\t1997\t\tcvt\t1\te-CVT\tPrius,Golf", "unknown nameplate")
+}
+
+func FuzzElectrified(f *testing.F) {
+	f.Add([]byte("toyota\tRAV4\tplug_in_hybrid\t2020\t\t306\t309\t18.1\n"))
+	f.Add([]byte("honda\tJazz\thybrid\t2011\t2015\t98\t98\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadElectrifiedFrom(b); err != nil {
+			return
+		}
+		for _, r := range v.Electrified {
+			if r.HPMax < r.HPMin || (r.To != 0 && r.To < r.From) || !IsElectrifiedFuel(r.Fuel) || (r.BatteryKWh != 0 && r.Fuel != "plug_in_hybrid") {
+				t.Fatalf("accepted %+v", r)
+			}
+		}
+	})
+}
+
+func FuzzHybridGearboxes(f *testing.F) {
+	f.Add([]byte("toyota,lexus\thybrid,plug_in_hybrid\t1997\t\tcvt\t1\te-CVT\n"))
+	f.Add([]byte("ford\tplug_in_hybrid\t2020\t\tautomatic\t10\t\tExplorer,Ranger\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadHybridGearboxesFrom(b); err != nil {
+			return
+		}
+		for _, g := range v.HybridBoxes {
+			if g.Gears < 1 || g.Transmission == "manual" || (g.Last != 0 && g.Last < g.First) {
+				t.Fatalf("accepted %+v", g)
 			}
 		}
 	})

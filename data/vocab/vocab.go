@@ -162,6 +162,11 @@ type Vocabulary struct {
 	Badges map[string]Badge
 	// Gearboxes are the automatic gearbox names of gearboxes.tsv.
 	Gearboxes map[string]Gearbox
+	// Electrified are the full and plug-in hybrids of electrified.tsv.
+	Electrified []ElectrifiedRow
+	// HybridBoxes are the hybrids' gearboxes of hybridgearboxes.tsv
+	// (HybridGearboxes looks them up).
+	HybridBoxes []HybridGearbox
 
 	specIndex map[string]int
 	enumIndex map[string]int
@@ -290,6 +295,8 @@ func Load() (*Vocabulary, error) {
 		{"engines.tsv", v.loadEnginesFrom},
 		{"badges.tsv", v.loadBadgesFrom},
 		{"gearboxes.tsv", v.loadGearboxesFrom},
+		{"electrified.tsv", v.loadElectrifiedFrom},
+		{"hybridgearboxes.tsv", v.loadHybridGearboxesFrom},
 	} {
 		b, err := files.ReadFile(t.name)
 		if err != nil {
