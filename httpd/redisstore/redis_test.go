@@ -217,3 +217,64 @@ func TestAuthThroughURL(t *testing.T) {
 		t.Error("connected without the password")
 	}
 }
+
+// TestMeterAcrossWindows: the metering script, fed a clock that crosses
+// minutes, days, month ends (a leap February and a year end included) and
+// goes back, counts in the windows Go computes for each second and
+// restarts each count when its window changes, as one counter per window
+// would; the month's bounds it keeps in the hash are redone when the
+// clock leaves them, and the hash expires an hour after the month ends.
+// (Dates in the future: an expiry in the past would delete the hash.)
+func TestMeterAcrossWindows(t *testing.T) {
+	srv := redistest.Start(t)
+	s := open(t, srv, 0)
+	defer s.Close()
+	_, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := access.Limits{1000, 1000, 1000}
+	at := func(y int, m time.Month, d, hh, mm, ss int) time.Time {
+		return time.Date(y, m, d, hh, mm, ss, 0, time.UTC)
+	}
+	times := []time.Time{
+		at(2096, 2, 28, 23, 59, 10), at(2096, 2, 28, 23, 59, 50), at(2096, 2, 29, 0, 0, 0), at(2096, 2, 29, 23, 59, 59),
+		at(2096, 3, 1, 0, 0, 0), at(2096, 3, 1, 0, 0, 1), at(2096, 2, 29, 12, 0, 0), // the clock goes back a day
+		at(2096, 3, 31, 23, 59, 59), at(2096, 12, 31, 23, 59, 59), at(2097, 1, 1, 0, 0, 0), at(2097, 1, 1, 0, 0, 30),
+		at(2097, 1, 1, 0, 1, 0), at(2097, 1, 31, 23, 0, 0),
+	}
+	var last [access.NumWindows]uint32
+	var count [access.NumWindows]int64
+	for i, now := range times {
+		tk, _, ok, err := redisstore.ReserveAt(s, k, now.Unix(), &lim)
+		if err != nil || !ok {
+			t.Fatalf("%s: ok %v, %v", now, ok, err)
+		}
+		for w := access.Minute; w <= access.Month; w++ {
+			id := w.Index(now)
+			if i == 0 || id != last[w] {
+				count[w] = 0
+			}
+			last[w] = id
+			count[w]++
+			if got := tk.Windows()[w]; got != id || tk.Used[w] != count[w] {
+				t.Errorf("%s: %s window %d count %d, want %d count %d", now, w, got, tk.Used[w], id, count[w])
+			}
+		}
+		exp, err := redisstore.UsageExpiry(s, k)
+		if want := access.Month.End(now).Add(time.Hour).UnixMilli(); err != nil || exp != want {
+			t.Errorf("%s: the windows expire at %d (%v), want %d", now, exp, err, want)
+		}
+	}
+	// A full window counts nothing, whichever it is.
+	for w, l := range []access.Limits{{1, 1000, 1000}, {1000, 1, 1000}, {1000, 1000, 1}} {
+		_, k, _ := s.Create(access.PlanApify, access.StateActive, "", "")
+		now := at(2097, 6, 30, 23, 59, 59).Unix()
+		if _, _, ok, err := redisstore.ReserveAt(s, k, now, &l); !ok || err != nil {
+			t.Fatalf("first call: %v %v", ok, err)
+		}
+		if _, full, ok, err := redisstore.ReserveAt(s, k, now, &l); ok || err != nil || full != access.Window(w) {
+			t.Errorf("limits %v, second call: ok %v, full %s, %v", l, ok, full, err)
+		}
+	}
+}

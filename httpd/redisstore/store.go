@@ -10,6 +10,7 @@ import (
 	neturl "net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -100,6 +101,7 @@ type Store struct {
 	c    rueidis.Client
 	opts Options
 	rel  func(k *access.Key, wins [access.NumWindows]uint32)
+	args sync.Map // access.Limits → their script arguments (limitArgs)
 }
 
 // Open connects to Redis and checks that it answers.
@@ -149,9 +151,6 @@ func down(op string, err error) error {
 const prefix = "cat:"
 
 func keyName(h access.Hash) string { return prefix + "key:{" + h.String() + "}" }
-func useName(h access.Hash, w access.Window) string {
-	return prefix + "use:{" + h.String() + "}:" + w.String()
-}
 
 const keySet = prefix + "keys"
 
@@ -328,40 +327,57 @@ func (s *Store) List() ([]*access.Key, error) {
 	return out, nil
 }
 
-// Metering.
+// Metering. A key's three windows are one string, usageName, packed with
+// Lua's struct library as eight little-endian doubles (usageFormat): the
+// minute's number and count, the day's, the calendar month's, and the
+// month's first and past-the-end seconds, so that the month, whose bounds
+// take the civil-date arithmetic of monthLua, is worked out once a month
+// per key rather than on every call. The string expires an hour after its
+// month ends. One script run reads it (GET) and writes it with its expiry
+// (SET PXAT): two commands besides the clock's TIME. (A hash per window
+// took ten commands and three times Redis' CPU per call; bench/RESULTS.md,
+// issue 18.) Doubles hold counts exactly up to 2^53.
 
-// meter counts one call in each of KEYS, a window of kind ARGV[2i-1]
-// (0 minute, 1 day, 2 month) and limit ARGV[2i], on the server's clock;
-// each KEYS[i] is a hash of the window's number (w) and count (n). When a
-// window would pass its limit nothing is counted and the answer is
-// {0, i-1, seconds until that window ends}; otherwise {1, count1, window1,
-// count2, window2, ...}. A window's hash expires an hour after it ends.
-// The month is the calendar month in UTC (days from civil dates after
-// H. Hinnant's algorithms).
-var meter = rueidis.NewLuaScript(windowLua + `
-local now = tonumber(redis.call('TIME')[1])
-local ids, ends, counts = {}, {}, {}
-for i = 1, #KEYS do
-  local id, e = window(tonumber(ARGV[2 * i - 1]), now)
-  local v = redis.call('HMGET', KEYS[i], 'w', 'n')
-  local c = 0
-  if tonumber(v[1]) == id then c = tonumber(v[2]) or 0 end
-  if c + 1 > tonumber(ARGV[2 * i]) then return {0, i - 1, e - now} end
-  ids[i], ends[i], counts[i] = id, e, c + 1
-end
-local out = {1}
-for i = 1, #KEYS do
-  redis.call('HSET', KEYS[i], 'w', ids[i], 'n', counts[i])
-  redis.call('PEXPIREAT', KEYS[i], (ends[i] + 3600) * 1000)
-  out[2 * i] = counts[i]
-  out[2 * i + 1] = ids[i]
-end
-return out`)
+// usageFormat is the struct format of a key's windows: minute, minute
+// count, day, day count, month, month count, month start, month end.
+const usageFormat = "'<dddddddd'"
 
-// windowLua defines window(kind, now): the number of the window of kind
-// (0 minute, 1 day, 2 calendar month in UTC) that holds the Unix second
-// now, and the second it ends.
-const windowLua = `
+// nowLua is where the scripts read the time: Redis' clock, so that every
+// replica counts in the same windows whatever its own clock says.
+const nowLua = `tonumber(redis.call('TIME')[1])`
+
+// meterLua counts one call in the windows of KEYS[1] with the limits
+// ARGV[1] (minute), ARGV[2] (day) and ARGV[3] (month), at the second NOW.
+// When a window would pass its limit nothing is counted and the answer is
+// {0, window, seconds until it ends}; otherwise {1, minute count, minute,
+// day count, day, month count, month}.
+const meterLua = `
+local now = NOW
+local raw = redis.call('GET', KEYS[1])
+local mw, mn, dw, dn, Mw, Mn, ms, me = 0, 0, 0, 0, 0, 0, 0, 0
+if raw then mw, mn, dw, dn, Mw, Mn, ms, me = struct.unpack(` + usageFormat + `, raw) end
+local m, d = math.floor(now / 60), math.floor(now / 86400)
+if now < ms or now >= me then
+` + monthLua + `
+  Mw, ms, me = month(now)
+  Mn = 0
+end
+if mw ~= m then mw, mn = m, 0 end
+if dw ~= d then dw, dn = d, 0 end
+if mn >= tonumber(ARGV[1]) then return {0, 0, (m + 1) * 60 - now} end
+if dn >= tonumber(ARGV[2]) then return {0, 1, (d + 1) * 86400 - now} end
+if Mn >= tonumber(ARGV[3]) then return {0, 2, me - now} end
+mn, dn, Mn = mn + 1, dn + 1, Mn + 1
+redis.call('SET', KEYS[1], struct.pack(` + usageFormat + `, mw, mn, dw, dn, Mw, Mn, ms, me), 'PXAT', (me + 3600) * 1000)
+return {1, mn, mw, dn, dw, Mn, Mw}`
+
+var meter = rueidis.NewLuaScript(strings.Replace(meterLua, "NOW", nowLua, 1))
+
+// monthLua defines month(now): the number of the calendar month in UTC
+// that holds the Unix second now (months since January 1970), its first
+// second and the second it ends (days from civil dates after H. Hinnant's
+// algorithms).
+const monthLua = `
 local function civil(z)
   z = z + 719468
   local era = math.floor(z / 146097)
@@ -382,51 +398,52 @@ local function days(y, m)
   local doy = math.floor((153 * mp + 2) / 5)
   return era * 146097 + yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy - 719468
 end
-local function window(kind, now)
-  if kind == 0 then
-    local id = math.floor(now / 60)
-    return id, (id + 1) * 60
-  elseif kind == 1 then
-    local id = math.floor(now / 86400)
-    return id, (id + 1) * 86400
-  end
+local function month(now)
   local y, m = civil(math.floor(now / 86400))
   local ny, nm = y, m + 1
   if nm == 13 then ny, nm = y + 1, 1 end
-  return (y - 1970) * 12 + m - 1, days(ny, nm) * 86400
+  return (y - 1970) * 12 + m - 1, days(y, m) * 86400, days(ny, nm) * 86400
 end
 `
 
-// unmeter takes one back from each window KEYS[i] when it is still the
-// window ARGV[i] and holds a count.
+// unmeter takes one back from each window of KEYS[1] that is still the
+// one ARGV[i] (minute, day, month) and holds a count.
 var unmeter = rueidis.NewLuaScript(`
-for i = 1, #KEYS do
-  local v = redis.call('HMGET', KEYS[i], 'w', 'n')
-  if tonumber(v[1]) == tonumber(ARGV[i]) and (tonumber(v[2]) or 0) > 0 then
-    redis.call('HINCRBY', KEYS[i], 'n', -1)
-  end
+local raw = redis.call('GET', KEYS[1])
+if not raw then return 0 end
+local v = {struct.unpack(` + usageFormat + `, raw)}
+for i = 1, 3 do
+  if v[2 * i - 1] == tonumber(ARGV[i]) and v[2 * i] > 0 then v[2 * i] = v[2 * i] - 1 end
 end
+redis.call('SET', KEYS[1], struct.pack(` + usageFormat + `, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]), 'KEEPTTL')
 return 1`)
 
-// counts reads the count of each window KEYS[i] of kind ARGV[i] now, on
-// the server's clock (0 for a window that has rolled over).
-var counts = rueidis.NewLuaScriptReadOnly(windowLua + `
-local now = tonumber(redis.call('TIME')[1])
-local out = {}
-for i = 1, #KEYS do
-  local id = window(tonumber(ARGV[i]), now)
-  local v = redis.call('HMGET', KEYS[i], 'w', 'n')
-  if tonumber(v[1]) == id then out[i] = tonumber(v[2]) or 0 else out[i] = 0 end
-end
-return out`)
+// counts reads the count of the window of kind ARGV[1] (0 minute, 1 day,
+// 2 month) of KEYS[1] now, on the server's clock: 0 for a window that has
+// rolled over.
+var counts = rueidis.NewLuaScriptReadOnly(`
+local now = ` + nowLua + `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return 0 end
+local mw, mn, dw, dn, Mw, Mn, ms, me = struct.unpack(` + usageFormat + `, raw)
+local kind = tonumber(ARGV[1])
+if kind == 0 and mw == math.floor(now / 60) then return mn end
+if kind == 1 and dw == math.floor(now / 86400) then return dn end
+if kind == 2 and ms <= now and now < me then return Mn end
+return 0`)
 
-func windowKeys(h access.Hash) []string {
-	return []string{useName(h, access.Minute), useName(h, access.Day), useName(h, access.Month)}
-}
+// usageName is the string of a key's windows.
+func usageName(h access.Hash) string { return prefix + "use:{" + h.String() + "}" }
 
-// meterArgs are the kinds and limits of the three windows.
-func meterArgs(l *access.Limits) []string {
-	return []string{"0", strconv.FormatInt(l[access.Minute], 10), "1", strconv.FormatInt(l[access.Day], 10), "2", strconv.FormatInt(l[access.Month], 10)}
+// limitArgs are the limits of the three windows as script arguments,
+// formatted once per set of limits (a plan's).
+func (s *Store) limitArgs(l *access.Limits) []string {
+	if a, ok := s.args.Load(*l); ok {
+		return a.([]string)
+	}
+	a := []string{strconv.FormatInt(l[access.Minute], 10), strconv.FormatInt(l[access.Day], 10), strconv.FormatInt(l[access.Month], 10)}
+	s.args.Store(*l, a)
+	return a
 }
 
 // Reserve counts one call of k in its three windows in one script run on
@@ -434,11 +451,16 @@ func meterArgs(l *access.Limits) []string {
 func (s *Store) Reserve(k *access.Key, now time.Time, limits *access.Limits) (access.Ticket, access.Window, bool, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	res, err := meter.Exec(ctx, s.c, windowKeys(k.Hash), meterArgs(limits)).AsIntSlice()
+	res, err := meter.Exec(ctx, s.c, []string{usageName(k.Hash)}, s.limitArgs(limits)).AsIntSlice()
+	return s.ticket(k, res, err)
+}
+
+// ticket reads the answer of meter.
+func (s *Store) ticket(k *access.Key, res []int64, err error) (access.Ticket, access.Window, bool, error) {
 	if err != nil {
 		return access.Ticket{}, 0, false, down("metering a call", err)
 	}
-	if len(res) == 3 && res[0] == 0 {
+	if len(res) == 3 && res[0] == 0 && res[1] >= 0 && res[1] < int64(access.NumWindows) {
 		return access.Ticket{}, access.Window(res[1]), false, nil
 	}
 	if len(res) != 1+2*int(access.NumWindows) || res[0] != 1 {
@@ -458,7 +480,7 @@ func (s *Store) release(k *access.Key, wins [access.NumWindows]uint32) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	args := []string{strconv.FormatUint(uint64(wins[0]), 10), strconv.FormatUint(uint64(wins[1]), 10), strconv.FormatUint(uint64(wins[2]), 10)}
-	if err := unmeter.Exec(ctx, s.c, windowKeys(k.Hash), args).Error(); err != nil {
+	if err := unmeter.Exec(ctx, s.c, []string{usageName(k.Hash)}, args).Error(); err != nil {
 		s.opts.Log.Printf("redis release", "cannot take back the count of a call that was not served (the key's count stays one too high): %v", err)
 	}
 }
@@ -467,17 +489,17 @@ func (s *Store) release(k *access.Key, wins [access.NumWindows]uint32) {
 func (s *Store) Used(k *access.Key, w access.Window, now time.Time) (int64, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	res, err := counts.Exec(ctx, s.c, []string{useName(k.Hash, w)}, []string{strconv.Itoa(int(w))}).AsIntSlice()
-	if err != nil || len(res) != 1 {
-		return 0, down("reading a count", cmp.Or(err, fmt.Errorf("unexpected answer %v", res)))
+	n, err := counts.Exec(ctx, s.c, []string{usageName(k.Hash)}, []string{strconv.Itoa(int(w))}).AsInt64()
+	if err != nil {
+		return 0, down("reading a count", err)
 	}
-	return res[0], nil
+	return n, nil
 }
 
 // NetworkLimiter returns the per-minute windows of a scope's networks,
 // shared by the fleet.
 func (s *Store) NetworkLimiter(scope string, perMinute int64) access.NetworkCounter {
-	return &networks{s: s, scope: scope, limit: perMinute, args: []string{"0", strconv.FormatInt(perMinute, 10)}}
+	return &networks{s: s, scope: scope, limit: perMinute, args: []string{strconv.FormatInt(perMinute, 10)}}
 }
 
 type networks struct {
@@ -487,11 +509,26 @@ type networks struct {
 	args  []string
 }
 
+// netMeter counts one call in the minute of the network KEYS[1], packed as
+// the minute's number and count, unless that passes ARGV[1]: then {0, 0,
+// seconds until the minute ends}, else {1, count, minute}. The string
+// expires an hour after its minute ends.
+var netMeter = rueidis.NewLuaScript(`
+local now = ` + nowLua + `
+local id = math.floor(now / 60)
+local raw = redis.call('GET', KEYS[1])
+local w, n = 0, 0
+if raw then w, n = struct.unpack('<dd', raw) end
+if w ~= id then n = 0 end
+if n >= tonumber(ARGV[1]) then return {0, 0, (id + 1) * 60 - now} end
+redis.call('SET', KEYS[1], struct.pack('<dd', id, n + 1), 'PXAT', ((id + 1) * 60 + 3600) * 1000)
+return {1, n + 1, id}`)
+
 // Allow counts one call of network in its minute, on Redis' clock.
 func (n *networks) Allow(network string, now time.Time) (bool, time.Duration, error) {
 	ctx, cancel := n.s.ctx()
 	defer cancel()
-	res, err := meter.Exec(ctx, n.s.c, []string{prefix + "net:" + n.scope + ":{" + network + "}"}, n.args).AsIntSlice()
+	res, err := netMeter.Exec(ctx, n.s.c, []string{prefix + "net:" + n.scope + ":{" + network + "}"}, n.args).AsIntSlice()
 	if err != nil {
 		return false, 0, down("metering a network", err)
 	}
