@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -102,6 +103,9 @@ type Store struct {
 	opts Options
 	rel  func(k *access.Key, wins [access.NumWindows]uint32)
 	args sync.Map // access.Limits → their script arguments (limitArgs)
+	// decoded holds the last key decoded in each slot (by its hash's first
+	// two bytes), with the fields it was decoded from.
+	decoded [decodedSlots]atomic.Pointer[decoded]
 }
 
 // Open connects to Redis and checks that it answers.
@@ -184,33 +188,97 @@ func (s *Store) Lookup(key []byte) (*access.Key, error) {
 	return s.get(access.HashKey(key), true)
 }
 
+// recordFields are the fields of a key's hash, in the order decodeKey
+// reads them.
+var recordFields = []string{"plan", "state", "email", "note", "created", "changed"}
+
+// decoded is a key decoded from the fields of its record, with the names
+// of its record and its windows.
+type decoded struct {
+	fields      [6]string
+	key         *access.Key
+	name, usage string
+}
+
+// slot returns the slot of s.decoded that holds h's key when it was the
+// last decoded there.
+func (s *Store) slot(h access.Hash) *atomic.Pointer[decoded] {
+	return &s.decoded[(uint(h[0])<<8|uint(h[1]))%decodedSlots]
+}
+
+// names returns the names of h's record and windows.
+func (s *Store) names(h access.Hash) (name, usage string) {
+	if d := s.slot(h).Load(); d != nil && d.key.Hash == h {
+		return d.name, d.usage
+	}
+	return keyName(h), usageName(h)
+}
+
+// decodedSlots is the size of Store.decoded.
+const decodedSlots = 4096
+
 func (s *Store) get(h access.Hash, cached bool) (*access.Key, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	var (
-		m   map[string]string
-		err error
-	)
+	name, usage := s.names(h)
+	var res rueidis.RedisResult
 	if cached {
-		m, err = s.c.DoCache(ctx, s.c.B().Hgetall().Key(keyName(h)).Cache(), s.opts.CacheTTL).AsStrMap()
+		res = s.c.DoCache(ctx, s.c.B().Hmget().Key(name).Field(recordFields...).Cache(), s.opts.CacheTTL)
 	} else {
-		m, err = s.c.Do(ctx, s.c.B().Hgetall().Key(keyName(h)).Build()).AsStrMap()
+		res = s.c.Do(ctx, s.c.B().Hmget().Key(name).Field(recordFields...).Build())
 	}
+	f, found, err := fieldsOf(res)
 	if err != nil {
 		return nil, down("reading a key", err)
 	}
-	if len(m) == 0 {
+	if !found {
 		return nil, access.ErrNotFound
 	}
-	return decodeKey(h, m)
+	// A record the cache holds unchanged (the same strings) decodes to the
+	// key decoded last time: no parsing on the request path.
+	slot := s.slot(h)
+	if d := slot.Load(); d != nil && d.key.Hash == h && d.fields == f {
+		return d.key, nil
+	}
+	k, err := decodeKey(h, f)
+	if err != nil {
+		return nil, err
+	}
+	slot.Store(&decoded{fields: f, key: k, name: name, usage: usage})
+	return k, nil
 }
 
-// decodeKey reads the fields of a key's hash.
-func decodeKey(h access.Hash, m map[string]string) (*access.Key, error) {
-	r := access.Record{Plan: m["plan"], State: m["state"], Email: m["email"], Note: m["note"]}
+// fieldsOf reads the answer of HMGET recordFields: found is false when the
+// key has no record.
+func fieldsOf(res rueidis.RedisResult) (f [6]string, found bool, err error) {
+	vs, err := res.ToArray()
+	if err != nil {
+		return f, false, err
+	}
+	if len(vs) != len(f) {
+		return f, false, fmt.Errorf("HMGET answered %d fields, want %d", len(vs), len(f))
+	}
+	if vs[0].IsNil() {
+		return f, false, nil
+	}
+	for i := range vs {
+		if vs[i].IsNil() {
+			continue
+		}
+		if f[i], err = vs[i].ToString(); err != nil {
+			return f, false, err
+		}
+	}
+	return f, true, nil
+}
+
+// decodeKey reads the fields of a key's hash, in the order of
+// recordFields.
+func decodeKey(h access.Hash, f [6]string) (*access.Key, error) {
+	r := access.Record{Plan: f[0], State: f[1], Email: f[2], Note: f[3]}
 	var err1, err2 error
-	r.Created, err1 = time.Parse(time.RFC3339Nano, m["created"])
-	r.Changed, err2 = time.Parse(time.RFC3339Nano, m["changed"])
+	r.Created, err1 = time.Parse(time.RFC3339Nano, f[4])
+	r.Changed, err2 = time.Parse(time.RFC3339Nano, f[5])
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, fmt.Errorf("key record %s: %w", h.String()[:8], err)
 	}
@@ -306,18 +374,18 @@ func (s *Store) List() ([]*access.Key, error) {
 			copy(h[:], b)
 		}
 		hs = append(hs, h)
-		cmds = append(cmds, s.c.B().Hgetall().Key(keyName(h)).Build())
+		cmds = append(cmds, s.c.B().Hmget().Key(keyName(h)).Field(recordFields...).Build())
 	}
 	var out []*access.Key
 	for i, r := range s.c.DoMulti(ctx, cmds...) {
-		m, err := r.AsStrMap()
+		f, found, err := fieldsOf(r)
 		if err != nil {
 			return nil, down("listing keys", err)
 		}
-		if len(m) == 0 {
+		if !found {
 			continue
 		}
-		k, err := decodeKey(hs[i], m)
+		k, err := decodeKey(hs[i], f)
 		if err != nil {
 			return nil, err
 		}
@@ -451,7 +519,8 @@ func (s *Store) limitArgs(l *access.Limits) []string {
 func (s *Store) Reserve(k *access.Key, now time.Time, limits *access.Limits) (access.Ticket, access.Window, bool, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	res, err := meter.Exec(ctx, s.c, []string{usageName(k.Hash)}, s.limitArgs(limits)).AsIntSlice()
+	_, usage := s.names(k.Hash)
+	res, err := meter.Exec(ctx, s.c, []string{usage}, s.limitArgs(limits)).AsIntSlice()
 	return s.ticket(k, res, err)
 }
 
