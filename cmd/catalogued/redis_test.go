@@ -202,7 +202,15 @@ func TestFleetOnRedis(t *testing.T) {
 			t.Fatalf("before the outage: %d", code)
 		}
 	}
+	for _, r := range replicas {
+		if code, status := readyz(t, r); code != 200 {
+			t.Fatalf("/readyz of %s before the outage: %d %s", r, code, status)
+		}
+	}
 	srv.Kill()
+	// Each replica's /readyz turns 503 "store unreachable" at its next
+	// background PING (every second): within 10 s, polled every 20 ms.
+	waitReady(t, replicas, 503, `{"status":"store unreachable"}`)
 	for _, r := range replicas {
 		for range 3 {
 			code, retry, m := get(t, r, "/v1/brands?limit=1", second)
@@ -227,6 +235,38 @@ func TestFleetOnRedis(t *testing.T) {
 			t.Fatalf("after the restart: %d %v", code, m)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	waitReady(t, replicas, 200, `{"status":"ready"}`)
+}
+
+// readyz returns the status and body of a replica's /readyz.
+func readyz(t *testing.T, addr string) (int, string) {
+	t.Helper()
+	res, err := client().Get("http://" + addr + "/readyz")
+	if err != nil {
+		t.Fatalf("GET /readyz: %v", err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(body)
+}
+
+// waitReady waits until every replica's /readyz answers code with body:
+// at most 10 s, polled every 20 ms.
+func waitReady(t *testing.T, replicas []string, code int, body string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, r := range replicas {
+		for {
+			c, b := readyz(t, r)
+			if c == code && b == body {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("/readyz of %s answers %d %s, want %d %s", r, c, b, code, body)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }
 

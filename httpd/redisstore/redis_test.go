@@ -278,3 +278,50 @@ func TestMeterAcrossWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestReachable: the store's background PING sees Redis stopped (an error
+// wrapping ErrUnavailable) and restarted (nil again), with no call made by
+// the test meanwhile; the probe's result is read without a round trip.
+func TestReachable(t *testing.T) {
+	srv := redistest.Start(t)
+	co, err := redisstore.ClientOption(srv.URL(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Reachable(); err != nil {
+		t.Fatalf("reachable at start: %v", err)
+	}
+	// wait polls Reachable until it agrees with want: at most 10 s, every
+	// 10 ms.
+	wait := func(want bool) error {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			err := s.Reachable()
+			if (err == nil) == want || time.Now().After(deadline) {
+				return err
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	srv.Stop()
+	if err := wait(false); !errors.Is(err, access.ErrUnavailable) {
+		t.Fatalf("Redis stopped: Reachable says %v, want ErrUnavailable", err)
+	}
+	srv.Restart()
+	if err := wait(true); err != nil {
+		t.Fatalf("Redis restarted: Reachable still says %v", err)
+	}
+	srv.Kill()
+	if err := wait(false); err == nil {
+		t.Fatal("Redis killed: still reachable")
+	}
+	srv.Restart()
+	if err := wait(true); err != nil {
+		t.Fatalf("Redis restarted after a kill: %v", err)
+	}
+}

@@ -38,9 +38,12 @@ type Options struct {
 	// Now is the clock of key dates (metering uses Redis' clock). Default
 	// time.Now.
 	Now func() time.Time
-	// Log receives the failures of releases (a count that stays too high).
-	// Default ratelog.Default.
+	// Log receives the failures of releases (a count that stays too high)
+	// and the changes of Reachable. Default ratelog.Default.
 	Log *ratelog.Logger
+	// ProbeEvery is how often the store PINGs Redis in the background for
+	// Reachable, each PING with that long to answer. Default 1 s.
+	ProbeEvery time.Duration
 }
 
 // SetDefaults fills the zero fields.
@@ -48,6 +51,7 @@ func (o *Options) SetDefaults() {
 	o.Timeout = cmp.Or(o.Timeout, 50*time.Millisecond)
 	o.CacheTTL = cmp.Or(o.CacheTTL, time.Minute)
 	o.RequestRetention = cmp.Or(o.RequestRetention, 30*24*time.Hour)
+	o.ProbeEvery = cmp.Or(o.ProbeEvery, time.Second)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -106,6 +110,10 @@ type Store struct {
 	// decoded holds the last key decoded in each slot (by its hash's first
 	// two bytes), with the fields it was decoded from.
 	decoded [decodedSlots]atomic.Pointer[decoded]
+	// unreachable is why the last background PING failed; nil when it
+	// was answered.
+	unreachable atomic.Pointer[string]
+	stop, done  chan struct{}
 }
 
 // Open connects to Redis and checks that it answers.
@@ -119,7 +127,7 @@ func Open(opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to Redis at %v: %w", co.InitAddress, err)
 	}
-	s := &Store{c: c, opts: opts}
+	s := &Store{c: c, opts: opts, stop: make(chan struct{}), done: make(chan struct{})}
 	s.rel = s.release
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -127,13 +135,58 @@ func Open(opts Options) (*Store, error) {
 		c.Close()
 		return nil, fmt.Errorf("the Redis at %v does not answer PING: %w", co.InitAddress, err)
 	}
+	go s.probe()
 	return s, nil
 }
 
-// Close closes the connections.
+// Close stops the probe and closes the connections.
 func (s *Store) Close() error {
+	close(s.stop)
+	<-s.done
 	s.c.Close()
 	return nil
+}
+
+// Reachable reports whether Redis answered the store's last background
+// PING (sent every Options.ProbeEvery on the connection requests use):
+// nil if it did, else why not. It reads a cached result, so probes
+// (/readyz) may call it as often as they like; a change is seen within
+// two ProbeEvery.
+func (s *Store) Reachable() error {
+	if why := s.unreachable.Load(); why != nil {
+		return fmt.Errorf("%w: Redis did not answer PING: %s", access.ErrUnavailable, *why)
+	}
+	return nil
+}
+
+// probe PINGs Redis every ProbeEvery until Close, and records the result
+// for Reachable, logging each change.
+func (s *Store) probe() {
+	defer close(s.done)
+	tick := time.NewTicker(s.opts.ProbeEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.opts.ProbeEvery)
+		err := s.c.Do(ctx, s.c.B().Ping().Build()).Error()
+		cancel()
+		was := s.unreachable.Load()
+		switch {
+		case err != nil:
+			why := err.Error()
+			s.unreachable.Store(&why)
+			if was == nil {
+				s.opts.Log.Printf("redis unreachable", "Redis does not answer PING (/readyz answers 503 until it does): %s", why)
+			}
+		case was != nil:
+			s.unreachable.Store(nil)
+			s.opts.Log.Printf("redis reachable", "Redis answers PING again (/readyz ready)")
+		}
+	}
 }
 
 // Client returns the store's Redis client, for other state kept beside the
