@@ -373,3 +373,43 @@ func latency(b *testing.B, addr, key string) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
+
+// TestReplicaOverTLS: a replica reaches a Redis that listens with TLS only
+// and requires a password through -store rediss://…?ca=FILE, serves a
+// keyed call counted there and is ready; its log never shows the
+// password.
+func TestReplicaOverTLS(t *testing.T) {
+	files := redistest.NewTLS(t)
+	srv := redistest.StartWith(t, redistest.Options{Config: redistest.Config + "requirepass s3cret-pass\n", TLS: files})
+	url := "rediss://:s3cret-pass@" + srv.Addr + "/0?ca=" + files.CA
+	co, err := redisstore.ClientOption(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	key, k, err := admin.Create(access.PlanApify, access.StateActive, "", "tls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, 0, "-store", url, "-keys.bootstrap=false", "-store.timeout", "1s")
+	if code, _, m := get(t, s.addr, "/v1/brands?limit=1", key); code != 200 {
+		t.Fatalf("a keyed call: %d %v", code, m)
+	}
+	if n, err := admin.Used(k, access.Month, time.Now()); n != 1 || err != nil {
+		t.Errorf("counted %d (%v), want 1", n, err)
+	}
+	if code, body := readyz(t, s.addr); code != 200 {
+		t.Errorf("/readyz: %d %s", code, body)
+	}
+	s.logs.mu.Lock()
+	defer s.logs.mu.Unlock()
+	for _, l := range s.logs.lines {
+		if strings.Contains(l, "s3cret-pass") {
+			t.Errorf("the log shows the password: %s", l)
+		}
+	}
+}

@@ -4,6 +4,7 @@ package redisstore_test
 
 import (
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -323,5 +324,75 @@ func TestReachable(t *testing.T) {
 	srv.Restart()
 	if err := wait(true); err != nil {
 		t.Fatalf("Redis restarted after a kill: %v", err)
+	}
+}
+
+// TestTLSThroughURL: a Redis that listens with TLS only (and requires a
+// password) is reached with rediss:// and the authority of its certificate
+// in ca=; without ca= (the system's authorities), with another authority,
+// or without TLS the connection is refused, and no error shows the
+// password.
+func TestTLSThroughURL(t *testing.T) {
+	files := redistest.NewTLS(t)
+	srv := redistest.StartWith(t, redistest.Options{Config: redistest.Config + "requirepass s3cret-pass\n", TLS: files})
+	base := "rediss://:s3cret-pass@" + srv.Addr + "/1"
+	co, err := redisstore.ClientOption(base + "?ca=" + files.CA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatalf("with TLS and its authority: %v", err)
+	}
+	defer s.Close()
+	text, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Lookup([]byte(text)); err != nil || got.Hash != k.Hash {
+		t.Fatalf("lookup over TLS: %v %v", got, err)
+	}
+	lim := access.Limits{10, 10, 10}
+	if _, _, ok, err := s.Reserve(k, time.Now(), &lim); !ok || err != nil {
+		t.Fatalf("reserve over TLS: %v %v", ok, err)
+	}
+	if n, err := s.Used(k, access.Month, time.Now()); n != 1 || err != nil {
+		t.Errorf("used over TLS: %d %v", n, err)
+	}
+	other := redistest.NewTLS(t)
+	for _, url := range []string{base, base + "?ca=" + other.CA, "redis://:s3cret-pass@" + srv.Addr + "/1"} {
+		co, err := redisstore.ClientOption(url)
+		if err == nil {
+			var s2 *redisstore.Store
+			if s2, err = redisstore.Open(redisstore.Options{Client: co, Timeout: time.Second}); err == nil {
+				s2.Close()
+			}
+		}
+		switch {
+		case err == nil:
+			t.Errorf("%s: connected", redisstore.RedactedURL(url))
+		case strings.Contains(err.Error(), "s3cret-pass"):
+			t.Errorf("%s: the error shows the password: %v", redisstore.RedactedURL(url), err)
+		default:
+			t.Logf("%s: refused: %v", redisstore.RedactedURL(url), err)
+		}
+	}
+}
+
+// TestClusterRefused: a Redis Cluster node is refused at Open with an
+// error saying so (the scripts write keys of several hash slots).
+func TestClusterRefused(t *testing.T) {
+	srv := redistest.StartWith(t, redistest.Options{Config: redistest.Config + "cluster-enabled yes\n"})
+	co, err := redisstore.ClientOption(srv.URL(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second})
+	if err == nil {
+		s.Close()
+		t.Fatal("a Redis Cluster node was accepted")
+	}
+	if !strings.Contains(err.Error(), "Redis Cluster") {
+		t.Errorf("the error does not say why: %v", err)
 	}
 }

@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	neturl "net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,34 +65,98 @@ func (o *Options) SetDefaults() {
 
 // ClientOption parses a -store URL, redis://[USER:PASSWORD@]HOST:PORT/DB
 // or rediss:// for TLS, into the options of a rueidis client. Other
-// schemes are an error naming the forms accepted.
+// schemes are an error naming the forms accepted. Its query parameters:
+// ca=FILE (rediss:// only), the PEM certificates of the authorities that
+// sign the server's certificate, instead of the system's; dial_timeout=D;
+// client_name=NAME (CLIENT LIST). Any other parameter is an error, so that
+// none of rueidis' (skip_verify, master_set, addr, …) is taken silently.
 func ClientOption(url string) (rueidis.ClientOption, error) {
-	const want = "want redis://[USER:PASSWORD@]HOST:PORT/DB or rediss://… for TLS"
-	// The parsers' errors quote the URL, which may hold a password.
+	opt, ca, err := parseURL(url)
+	if err != nil || ca == "" {
+		return opt, err
+	}
+	pool, err := loadCA(ca)
+	if err != nil {
+		return opt, err
+	}
+	opt.TLSConfig.RootCAs = pool
+	return opt, nil
+}
+
+// urlParams are the query parameters a -store URL may have.
+var urlParams = map[string]bool{"ca": true, "dial_timeout": true, "client_name": true}
+
+// parseURL is ClientOption without reading the CA file, whose path it
+// returns.
+func parseURL(url string) (opt rueidis.ClientOption, ca string, err error) {
+	const want = "want redis://[USER:PASSWORD@]HOST:PORT/DB or rediss://…[?ca=FILE] for TLS"
+	// The parsers' errors may quote the URL, which may hold a password.
+	var clean string // the URL as given to rueidis
 	hide := func(err error) string {
-		if url == "" {
-			return err.Error()
+		msg := err.Error()
+		for _, s := range []string{url, clean} {
+			if s != "" {
+				msg = strings.ReplaceAll(msg, s, "(the URL)")
+			}
 		}
-		return strings.ReplaceAll(err.Error(), url, "(the URL)")
+		return msg
 	}
 	u, err := neturl.Parse(url)
 	if err != nil {
-		return rueidis.ClientOption{}, fmt.Errorf("%s (%s)", want, hide(err))
+		return opt, "", fmt.Errorf("%s (%s)", want, hide(err))
 	}
-	if s := strings.ToLower(u.Scheme); s != "redis" && s != "rediss" {
-		return rueidis.ClientOption{}, fmt.Errorf("%s, not the scheme %q", want, u.Scheme)
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "redis" && scheme != "rediss" {
+		return opt, "", fmt.Errorf("%s, not the scheme %q", want, u.Scheme)
 	}
 	if u.Hostname() == "" {
-		return rueidis.ClientOption{}, fmt.Errorf("%s: the host is missing", want)
+		return opt, "", fmt.Errorf("%s: the host is missing", want)
 	}
-	opt, err := rueidis.ParseURL(url)
+	q, err := neturl.ParseQuery(u.RawQuery)
 	if err != nil {
-		return opt, fmt.Errorf("%s (%s)", want, hide(err))
+		return opt, "", fmt.Errorf("%s: the query does not parse", want)
+	}
+	for name, vs := range q {
+		if !urlParams[name] {
+			return opt, "", fmt.Errorf("%s: unknown parameter %q (accepted: ca, dial_timeout, client_name)", want, name)
+		}
+		if len(vs) != 1 {
+			return opt, "", fmt.Errorf("%s: parameter %q given %d times", want, name, len(vs))
+		}
+	}
+	if ca = q.Get("ca"); q.Has("ca") && (scheme != "rediss" || ca == "") {
+		return opt, "", fmt.Errorf("%s: ca=FILE names the authorities of a TLS server, so it needs rediss:// and a file", want)
+	}
+	// rueidis reads the rest; without the ca parameter, which it ignores.
+	q.Del("ca")
+	u.RawQuery = q.Encode()
+	clean = u.String()
+	opt, err = rueidis.ParseURL(clean)
+	if err != nil {
+		return opt, "", fmt.Errorf("%s (%s)", want, hide(err))
 	}
 	if len(opt.InitAddress) != 1 {
-		return opt, fmt.Errorf("want one Redis address, got %d", len(opt.InitAddress))
+		return opt, "", fmt.Errorf("want one Redis address, got %d", len(opt.InitAddress))
 	}
-	return opt, nil
+	return opt, ca, nil
+}
+
+// loadCA reads the PEM certificates of file (at most 1 MiB) into a pool.
+func loadCA(file string) (*x509.CertPool, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("the -store URL's ca=: %w", err)
+	}
+	defer f.Close()
+	pem, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("the -store URL's ca=: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("the -store URL's ca=%s holds no PEM certificate", file)
+	}
+	return pool, nil
 }
 
 // RedactedURL is a -store URL with its password replaced, for messages and
@@ -134,6 +201,15 @@ func Open(opts Options) (*Store, error) {
 	if err := c.Do(ctx, c.B().Ping().Build()).Error(); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("the Redis at %v does not answer PING: %w", co.InitAddress, err)
+	}
+	// Redis Cluster is refused: several scripts write keys that hash to
+	// different slots (a key's record and the list of keys, a demo request,
+	// its address and its network's count, a receipt and the list of
+	// receipts), which a Cluster rejects (CROSSSLOT).
+	info, _ := c.Do(ctx, c.B().Info().Section("cluster").Build()).ToString()
+	if c.Mode() == rueidis.ClientModeCluster || strings.Contains(info, "cluster_enabled:1") {
+		c.Close()
+		return nil, fmt.Errorf("the Redis at %v is a Redis Cluster node, which is not supported: the access state's scripts write keys of several hash slots at once; use one Redis primary (README, Operating a fleet on Redis)", co.InitAddress)
 	}
 	go s.probe()
 	return s, nil
