@@ -105,19 +105,25 @@ func waitLog(t testing.TB, r io.Reader, substr string, timeout time.Duration) {
 	}
 }
 
-func startFleet(t testing.TB) *fleet {
+// startFleet starts the fleet, its Redis varied by o (at most one; the
+// production configuration by default).
+func startFleet(t testing.TB, o ...redistest.Options) *fleet {
 	f := &fleet{t: t, dir: t.TempDir()}
 	for _, b := range []string{"catalogued", "catalogue"} {
 		if out, err := exec.Command("go", "build", "-o", filepath.Join(f.dir, b), "../../cmd/"+b).CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", b, err, out)
 		}
 	}
+	replicaBin := filepath.Join(f.dir, "catalogued")
+	if other := os.Getenv("BENCH_CATALOGUED"); other != "" { // another commit's, to compare (BenchmarkFleetThroughput)
+		replicaBin = other
+	}
 	f.cli = filepath.Join(f.dir, "catalogue")
 	snap := filepath.Join(f.dir, "small.snap")
 	if err := os.WriteFile(snap, httpdtest.Snapshot(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.redis = redistest.Start(t)
+	f.redis = redistest.StartWith(t, append(o, redistest.Options{})[0])
 	f.url = f.redis.URL(0)
 	// The replicas follow the fleet's catalogue (-origin): the first one
 	// is published before they start, so each loads it at start.
@@ -140,7 +146,7 @@ func startFleet(t testing.TB) *fleet {
 		r := &replica{name: "r" + strconv.Itoa(i+1), addr: freePort(t, "127.0.0."+strconv.Itoa(i+2))}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		t.Cleanup(cancel)
-		r.cmd = exec.CommandContext(ctx, filepath.Join(f.dir, "catalogued"), "-listen", r.addr, "-origin", f.origin, "-state", filepath.Join(f.dir, "state-"+r.name),
+		r.cmd = exec.CommandContext(ctx, replicaBin, "-listen", r.addr, "-origin", f.origin, "-state", filepath.Join(f.dir, "state-"+r.name),
 			"-admin.listen", "", "-mcp.listen", "", "-store", f.url, "-store.timeout", "1s", "-http.proxyProtocol", "-http.trustedProxies", "127.0.0.1/32",
 			"-keys.bootstrap=false", "-limits.apify", fmt.Sprintf("%d,100000,1000000", apifyPerMinute), "-limits.free", "1000000,10000000,100000000",
 			"-dns.server", dns.Addr, "-mail.outbox", f.outbox, "-log.access=false", "-http.publicURL", "http://"+f.lb+"/v1")
@@ -161,11 +167,9 @@ func startFleet(t testing.TB) *fleet {
 	// (redispatch), after a turn-around of min(timeout connect, 1 s): so a
 	// short connect timeout, on loopback.
 	f.stats = filepath.Join(f.dir, "haproxy.sock")
-	fmt.Fprintf(&cfg, "global\n  maxconn 4096\n  stats socket %s mode 600 level user\ndefaults\n  mode tcp\n  timeout connect 200ms\n  timeout client 30s\n  timeout server 30s\n  retries 2\n  option redispatch 1\n  source 127.0.0.1\n", f.stats)
-	server := func(r *replica) string {
-		return fmt.Sprintf("  server %s %s send-proxy-v2 check check-send-proxy inter 200ms fall 2 rise 2\n", r.name, r.addr)
-	}
-	check := "  option httpchk GET /readyz\n  http-check expect status 200\n"
+	fmt.Fprintf(&cfg, "global\n  maxconn 4096\n  stats socket %s mode 600 level user\n%s", f.stats, haproxyDefaults)
+	server := func(r *replica) string { return haproxyServer(r.name, r.addr) }
+	check := haproxyCheck
 	// The fleet's frontend sends to the ready replicas; when none is
 	// ready (Redis unreachable from all of them), to the live ones, which
 	// answer 503 with Retry-After rather than HAProxy closing the
@@ -218,6 +222,21 @@ func startFleet(t testing.TB) *fleet {
 		}
 	}
 	return f
+}
+
+// haproxyDefaults are the defaults of the harness's HAProxy: TCP, a
+// refused connection retried at once on another server (a short connect
+// timeout, on loopback), connections to the replicas from 127.0.0.1 (their
+// trusted proxy).
+const haproxyDefaults = "defaults\n  mode tcp\n  timeout connect 200ms\n  timeout client 30s\n  timeout server 30s\n  retries 2\n  option redispatch 1\n  source 127.0.0.1\n"
+
+// haproxyCheck is the health check of a backend of replicas.
+const haproxyCheck = "  option httpchk GET /readyz\n  http-check expect status 200\n"
+
+// haproxyServer is a replica's line in a backend: PROXY v2, on the health
+// checks too, checked every 200 ms.
+func haproxyServer(name, addr string) string {
+	return fmt.Sprintf("  server %s %s send-proxy-v2 check check-send-proxy inter 200ms fall 2 rise 2\n", name, addr)
 }
 
 // publish runs catalogue publish on the fleet's store and origin with
