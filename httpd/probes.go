@@ -20,14 +20,16 @@ func livez(ctx *fasthttp.RequestCtx) {
 }
 
 // readyz answers GET /readyz: 200 while a catalogue is served, usage can
-// be metered and the process is not draining; 503 with the reason
-// otherwise.
+// be metered (the shared store answers) and the process is not draining;
+// 503 with the reason otherwise.
 func (s *Service) readyz(ctx *fasthttp.RequestCtx) {
 	switch {
 	case s.draining.Load():
 		probe(ctx, fasthttp.StatusServiceUnavailable, `{"status":"draining"}`)
 	case s.opts.Meter != nil && !s.opts.Meter.Healthy(s.opts.Now()):
 		probe(ctx, fasthttp.StatusServiceUnavailable, `{"status":"metering unavailable"}`)
+	case s.opts.StoreReachable != nil && s.opts.StoreReachable() != nil:
+		probe(ctx, fasthttp.StatusServiceUnavailable, `{"status":"store unreachable"}`)
 	default:
 		probe(ctx, fasthttp.StatusOK, `{"status":"ready"}`)
 	}

@@ -1,6 +1,8 @@
 package httpd_test
 
 import (
+	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +30,35 @@ func TestProbes(t *testing.T) {
 	}
 	if r := e.get("/v1/brands?limit=1", e.free); r.status != 200 {
 		t.Errorf("a request while draining: %d", r.status)
+	}
+}
+
+// TestProbesStoreUnreachable: with a shared store, /readyz follows its
+// reachability (a load balancer then takes the replica out) while the
+// process stays alive.
+func TestProbesStoreUnreachable(t *testing.T) {
+	var down atomic.Bool
+	e := newEnv(t, func(o *httpd.Options) {
+		o.StoreReachable = func() error {
+			if down.Load() {
+				return errors.New("Redis did not answer PING")
+			}
+			return nil
+		}
+	})
+	if r := e.get("/readyz", ""); r.status != 200 || string(r.body) != `{"status":"ready"}` {
+		t.Errorf("readyz: %d %s", r.status, r.body)
+	}
+	down.Store(true)
+	if r := e.get("/readyz", ""); r.status != 503 || string(r.body) != `{"status":"store unreachable"}` || r.header["Retry-After"] == "" {
+		t.Errorf("readyz with the store unreachable: %d %s %v", r.status, r.body, r.header)
+	}
+	if r := e.get("/livez", ""); r.status != 200 {
+		t.Errorf("livez with the store unreachable: %d", r.status)
+	}
+	down.Store(false)
+	if r := e.get("/readyz", ""); r.status != 200 {
+		t.Errorf("readyz with the store back: %d %s", r.status, r.body)
 	}
 }
 

@@ -32,6 +32,11 @@ type Options struct {
 	// Meter persists usage; when it reports unhealthy, keyed requests are
 	// refused with 503. Nil disables the check (counts stay in memory).
 	Meter *access.Meter
+	// StoreReachable reports whether the shared access store answers (a
+	// result cached by the store, so cheap): while it returns an error,
+	// /readyz answers 503 "store unreachable" and a load balancer's health
+	// check takes this replica out. Nil: the store is in the process.
+	StoreReachable func() error
 	// Limits overrides the default limits of a plan.
 	Limits map[access.Plan]access.Limits
 	// SearchThreshold is the least pg_trgm word similarity of a search

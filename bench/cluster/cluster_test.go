@@ -34,9 +34,10 @@ import (
 
 // replica is one catalogued process.
 type replica struct {
-	name string
-	addr string // 127.0.0.N:PORT
-	cmd  *exec.Cmd
+	name   string
+	addr   string // 127.0.0.N:PORT
+	cmd    *exec.Cmd
+	killed bool // by KillReplicaUnderLoad
 }
 
 // fleet is the cluster under test.
@@ -48,6 +49,7 @@ type fleet struct {
 	cli      string // the catalogue binary
 	replicas []*replica
 	lb       string   // HAProxy's frontend over all replicas
+	stats    string   // HAProxy's stats socket
 	direct   []string // HAProxy's frontends over one replica each
 	outbox   string
 	origin   string            // the directory the replicas fetch snapshots from (-origin)
@@ -103,19 +105,25 @@ func waitLog(t testing.TB, r io.Reader, substr string, timeout time.Duration) {
 	}
 }
 
-func startFleet(t testing.TB) *fleet {
+// startFleet starts the fleet, its Redis varied by o (at most one; the
+// production configuration by default).
+func startFleet(t testing.TB, o ...redistest.Options) *fleet {
 	f := &fleet{t: t, dir: t.TempDir()}
 	for _, b := range []string{"catalogued", "catalogue"} {
 		if out, err := exec.Command("go", "build", "-o", filepath.Join(f.dir, b), "../../cmd/"+b).CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", b, err, out)
 		}
 	}
+	replicaBin := filepath.Join(f.dir, "catalogued")
+	if other := os.Getenv("BENCH_CATALOGUED"); other != "" { // another commit's, to compare (BenchmarkFleetThroughput)
+		replicaBin = other
+	}
 	f.cli = filepath.Join(f.dir, "catalogue")
 	snap := filepath.Join(f.dir, "small.snap")
 	if err := os.WriteFile(snap, httpdtest.Snapshot(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.redis = redistest.Start(t)
+	f.redis = redistest.StartWith(t, append(o, redistest.Options{})[0])
 	f.url = f.redis.URL(0)
 	// The replicas follow the fleet's catalogue (-origin): the first one
 	// is published before they start, so each loads it at start.
@@ -138,7 +146,7 @@ func startFleet(t testing.TB) *fleet {
 		r := &replica{name: "r" + strconv.Itoa(i+1), addr: freePort(t, "127.0.0."+strconv.Itoa(i+2))}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		t.Cleanup(cancel)
-		r.cmd = exec.CommandContext(ctx, filepath.Join(f.dir, "catalogued"), "-listen", r.addr, "-origin", f.origin, "-state", filepath.Join(f.dir, "state-"+r.name),
+		r.cmd = exec.CommandContext(ctx, replicaBin, "-listen", r.addr, "-origin", f.origin, "-state", filepath.Join(f.dir, "state-"+r.name),
 			"-admin.listen", "", "-mcp.listen", "", "-store", f.url, "-store.timeout", "1s", "-http.proxyProtocol", "-http.trustedProxies", "127.0.0.1/32",
 			"-keys.bootstrap=false", "-limits.apify", fmt.Sprintf("%d,100000,1000000", apifyPerMinute), "-limits.free", "1000000,10000000,100000000",
 			"-dns.server", dns.Addr, "-mail.outbox", f.outbox, "-log.access=false", "-http.publicURL", "http://"+f.lb+"/v1")
@@ -158,12 +166,19 @@ func startFleet(t testing.TB) *fleet {
 	// A refused connection is retried at once on another replica
 	// (redispatch), after a turn-around of min(timeout connect, 1 s): so a
 	// short connect timeout, on loopback.
-	fmt.Fprintf(&cfg, "global\n  maxconn 4096\ndefaults\n  mode tcp\n  timeout connect 200ms\n  timeout client 30s\n  timeout server 30s\n  retries 2\n  option redispatch 1\n  source 127.0.0.1\n")
-	server := func(r *replica) string {
-		return fmt.Sprintf("  server %s %s send-proxy-v2 check check-send-proxy inter 200ms fall 2 rise 2\n", r.name, r.addr)
+	f.stats = filepath.Join(f.dir, "haproxy.sock")
+	fmt.Fprintf(&cfg, "global\n  maxconn 4096\n  stats socket %s mode 600 level user\n%s", f.stats, haproxyDefaults)
+	server := func(r *replica) string { return haproxyServer(r.name, r.addr) }
+	check := haproxyCheck
+	// The fleet's frontend sends to the ready replicas; when none is
+	// ready (Redis unreachable from all of them), to the live ones, which
+	// answer 503 with Retry-After rather than HAProxy closing the
+	// connection.
+	fmt.Fprintf(&cfg, "frontend all\n  bind %s\n  use_backend all if { nbsrv(all) gt 0 }\n  default_backend live\nbackend all\n  balance roundrobin\n%s", f.lb, check)
+	for _, r := range f.replicas {
+		cfg.WriteString(server(r))
 	}
-	check := "  option httpchk GET /readyz\n  http-check expect status 200\n"
-	fmt.Fprintf(&cfg, "frontend all\n  bind %s\n  default_backend all\nbackend all\n  balance roundrobin\n%s", f.lb, check)
+	cfg.WriteString("backend live\n  balance roundrobin\n  option httpchk GET /livez\n  http-check expect status 200\n")
 	for _, r := range f.replicas {
 		cfg.WriteString(server(r))
 	}
@@ -207,6 +222,21 @@ func startFleet(t testing.TB) *fleet {
 		}
 	}
 	return f
+}
+
+// haproxyDefaults are the defaults of the harness's HAProxy: TCP, a
+// refused connection retried at once on another server (a short connect
+// timeout, on loopback), connections to the replicas from 127.0.0.1 (their
+// trusted proxy).
+const haproxyDefaults = "defaults\n  mode tcp\n  timeout connect 200ms\n  timeout client 30s\n  timeout server 30s\n  retries 2\n  option redispatch 1\n  source 127.0.0.1\n"
+
+// haproxyCheck is the health check of a backend of replicas.
+const haproxyCheck = "  option httpchk GET /readyz\n  http-check expect status 200\n"
+
+// haproxyServer is a replica's line in a backend: PROXY v2, on the health
+// checks too, checked every 200 ms.
+func haproxyServer(name, addr string) string {
+	return fmt.Sprintf("  server %s %s send-proxy-v2 check check-send-proxy inter 200ms fall 2 rise 2\n", name, addr)
 }
 
 // publish runs catalogue publish on the fleet's store and origin with
@@ -457,6 +487,7 @@ func (f *fleet) killReplica(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	victim := f.replicas[1]
 	victim.cmd.Process.Kill()
+	victim.killed = true
 	killedAt := time.Now()
 	killed.Store(true)
 	wg.Wait()
@@ -492,6 +523,9 @@ func (f *fleet) redisOutage(t *testing.T) {
 		}
 	}
 	f.redis.Stop()
+	// Every replica's /readyz turns 503 (its background PING fails), so
+	// HAProxy's checks take all three out of the ready backend.
+	f.waitStates(t, "all", "DOWN")
 	codes := map[int]int{}
 	for range 12 {
 		code, h, _ := f.call(f.lb, "GET", "/v1/brands?limit=1", key, nil)
@@ -518,4 +552,65 @@ func (f *fleet) redisOutage(t *testing.T) {
 	if used, err := f.admin.Used(k, access.Month, time.Now()); err != nil || used != 6 {
 		t.Errorf("after the restart %d counted (%v), want 6: 5 before the outage, 1 after", used, err)
 	}
+	f.waitStates(t, "all", "UP")
+}
+
+// waitStates waits until HAProxy's health checks put every replica of
+// backend that was not killed in state (UP or DOWN), read from its stats
+// socket: at most 10 s, polled every 50 ms.
+func (f *fleet) waitStates(t *testing.T, backend, state string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		states, err := f.states(backend)
+		all := err == nil
+		for _, r := range f.replicas {
+			if !r.killed && !strings.HasPrefix(states[r.name], state) {
+				all = false
+			}
+		}
+		if all {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("backend %s: %v (%v), want every replica %s", backend, states, err, state)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// states returns the state of each server of backend (UP, DOWN, UP 1/2,
+// …) from HAProxy's "show stat".
+func (f *fleet) states(backend string) (map[string]string, error) {
+	c, err := net.DialTimeout("unix", f.stats, time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := io.WriteString(c, "show stat\n"); err != nil {
+		return nil, err
+	}
+	out, err := io.ReadAll(c)
+	if err != nil {
+		return nil, err
+	}
+	states := map[string]string{}
+	status := -1
+	for _, line := range strings.Split(string(out), "\n") {
+		cols := strings.Split(line, ",")
+		if strings.HasPrefix(line, "# ") {
+			for i, c := range cols {
+				if c == "status" {
+					status = i
+				}
+			}
+			continue
+		}
+		if status < 0 || len(cols) <= status || cols[0] != backend || cols[1] == "BACKEND" || cols[1] == "FRONTEND" {
+			continue
+		}
+		states[cols[1]] = cols[status]
+	}
+	return states, nil
 }

@@ -36,7 +36,7 @@ func runKeys(args []string, stdout io.Writer) error {
 	email := fs.String("email", "", "email address of the key's holder")
 	note := fs.String("note", "", "a note kept with the key")
 	pending := fs.Bool("pending", false, "create the key not yet active (it answers 403 until activated)")
-	storeURL := fs.String("store", os.Getenv("CATALOGUED_STORE"), "the fleet's shared access store, redis://[USER:PASSWORD@]HOST:PORT/DB (or rediss://); default $CATALOGUED_STORE; empty uses -state")
+	storeURL := fs.String("store", os.Getenv("CATALOGUED_STORE"), "the fleet's shared access store, redis://[USER:PASSWORD@]HOST:PORT/DB (or rediss://…[?ca=FILE] for TLS); default $CATALOGUED_STORE; empty uses -state")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}

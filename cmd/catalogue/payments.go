@@ -43,7 +43,7 @@ func runPayments(args []string, stdout io.Writer) error {
 	all := fset.Bool("all", false, "list: every recorded payment, resolved ones too, not only those of unknown outcome")
 	asJSON := fset.Bool("json", false, "list: print JSON instead of a table")
 	tx := fset.String("tx", "", "resolve settled: the settlement's transaction hash")
-	storeURL := fset.String("store", os.Getenv("CATALOGUED_STORE"), "the fleet's shared access store, redis://[USER:PASSWORD@]HOST:PORT/DB (or rediss://); default $CATALOGUED_STORE; empty uses -state")
+	storeURL := fset.String("store", os.Getenv("CATALOGUED_STORE"), "the fleet's shared access store, redis://[USER:PASSWORD@]HOST:PORT/DB (or rediss://…[?ca=FILE] for TLS); default $CATALOGUED_STORE; empty uses -state")
 	pos, err := parseInterspersed(fset, args[1:])
 	if err != nil {
 		return err

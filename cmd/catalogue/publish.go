@@ -36,7 +36,7 @@ the replicas read them.
 
 func runPublish(args []string, stdout io.Writer) error {
 	fs := commandFlags("publish", publishHelp)
-	store := fs.String("store", os.Getenv("CATALOGUED_STORE"), "the fleet's Redis: redis://[USER:PASSWORD@]HOST:PORT/DB, rediss:// for TLS")
+	store := fs.String("store", os.Getenv("CATALOGUED_STORE"), "the fleet's Redis: redis://[USER:PASSWORD@]HOST:PORT/DB, rediss://…[?ca=FILE] for TLS")
 	origin := fs.String("origin", os.Getenv("CATALOGUED_ORIGIN"), "where replicas fetch snapshots: a directory, or an http(s) URL they GET <URL>/<sha256>.snap from")
 	hash := fs.String("hash", "", "point the fleet at this catalogue already in the origin (64 hex digits) instead of publishing FILE: a rollback")
 	timeout := fs.Duration("timeout", 10*time.Minute, "longest the whole publication may take (checking an HTTP origin downloads the file)")

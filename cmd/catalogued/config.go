@@ -29,7 +29,7 @@ import (
 // state and the fleet's current catalogue, and the rollout of snapshots
 // from an origin.
 var (
-	storeURL = flag.String("store", "", "the fleet's shared Redis: redis://[USER:PASSWORD@]HOST:PORT/DB, or rediss://… for TLS (never echoed). Keys, usage counters, "+
+	storeURL = flag.String("store", "", "the fleet's shared Redis: redis://[USER:PASSWORD@]HOST:PORT/DB, or rediss://…?ca=FILE for TLS (ca: the PEM authorities of the server's certificate, default the system's; the password is never echoed). Keys, usage counters, "+
 		"per-network windows, demo key requests and x402 payments then live in Redis, and the token secret too unless -ids.secret is given; with -origin the replica also serves the fleet's current catalogue, set by catalogue publish, instead of -snapshot. Empty keeps the access state in -state (one process). "+
 		"Redis must run with appendonly yes, appendfsync always and maxmemory-policy noeviction (README, Operating a fleet). See also -store.timeout, -origin")
 	storeTimeout = flag.Duration("store.timeout", 50*time.Millisecond, "deadline of each call to the -store Redis; a call that fails or passes it refuses its request with 503 and Retry-After, never serves it uncounted")

@@ -242,7 +242,7 @@ func run(cfg *config, obs *observe.Observer) error {
 	svc, err := httpd.New(cat, httpd.Options{
 		KeyFlow: flow, TrustedProxies: proxies, PublicURL: cfg.publicBase, AgentURL: cfg.mcpPublic,
 		Payments: payments, PaidLimiter: keys.NetworkLimiter("paid", *paidPerMinute),
-		Codec: codec, Keys: keys, Meter: meter, Limits: cfg.limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes,
+		Codec: codec, Keys: keys, Meter: meter, StoreReachable: st.reachable(), Limits: cfg.limits, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes,
 		MaxAge: *cacheMaxAge, CompressedCacheBytes: *compressedCache, BodyCacheBytes: *bodyCache, SearchCacheBytes: *searchCache, CDNBase: *cdnBase,
 		LicensingURL: *licensingURL, UpgradeURL: *upgradeURL, Observer: obs,
 	})
@@ -252,7 +252,7 @@ func run(cfg *config, obs *observe.Observer) error {
 	if *printOpenAPI {
 		return json.NewEncoder(os.Stdout).Encode(svc.Description())
 	}
-	metrics := registerServerMetrics(obs, svc.Catalogue, meter)
+	metrics := registerServerMetrics(obs, svc.Catalogue, meter, st.reachable())
 	reloader := &loader.Reloader{Path: *snapshotPath, Install: svc.Install}
 	reload := func() {
 		if fleet != nil { // the fleet's pointer decides what is served

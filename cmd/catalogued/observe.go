@@ -68,14 +68,14 @@ type serverMetrics struct {
 	reloadsOK, reloadsRefused func()
 }
 
-func registerServerMetrics(ob *observe.Observer, current func() *engine.Catalogue, meter *access.Meter) serverMetrics {
+func registerServerMetrics(ob *observe.Observer, current func() *engine.Catalogue, meter *access.Meter, reachable func() error) serverMetrics {
 	set := ob.Set()
 	set.RegisterMetricsWriter(func(w io.Writer) {
 		c := current()
 		_, _, _, variants := c.Counts()
 		fmt.Fprintf(w, "catalogue_info{identity=%q,sha256=%q,format=\"%d\",variants=\"%d\"} 1\n", c.Meta.Identity, c.Meta.ContentHash, c.Meta.Version, variants)
 		healthy := 0
-		if meter == nil || meter.Healthy(time.Now()) {
+		if (meter == nil || meter.Healthy(time.Now())) && (reachable == nil || reachable() == nil) {
 			healthy = 1
 		}
 		fmt.Fprintf(w, "catalogue_metering_healthy %s\n", strconv.Itoa(healthy))

@@ -7,11 +7,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -202,7 +200,15 @@ func TestFleetOnRedis(t *testing.T) {
 			t.Fatalf("before the outage: %d", code)
 		}
 	}
+	for _, r := range replicas {
+		if code, status := readyz(t, r); code != 200 {
+			t.Fatalf("/readyz of %s before the outage: %d %s", r, code, status)
+		}
+	}
 	srv.Kill()
+	// Each replica's /readyz turns 503 "store unreachable" at its next
+	// background PING (every second): within 10 s, polled every 20 ms.
+	waitReady(t, replicas, 503, `{"status":"store unreachable"}`)
 	for _, r := range replicas {
 		for range 3 {
 			code, retry, m := get(t, r, "/v1/brands?limit=1", second)
@@ -228,108 +234,76 @@ func TestFleetOnRedis(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	waitReady(t, replicas, 200, `{"status":"ready"}`)
 }
 
-// BenchmarkKeyedLatency measures what a client sees of the access store:
-// the same cached keyed request (/v1/brands?limit=1) to one replica with
-// the embedded store and to one on Redis (production configuration,
-// appendfsync always, on this machine's disk), from 32 concurrent
-// keep-alive clients. It reports the latency at p50 and p99; the
-// difference is what metering in Redis adds.
-func BenchmarkKeyedLatency(b *testing.B) {
-	limits := "1000000000,1000000000,1000000000"
-	b.Run("embedded", func(b *testing.B) {
-		dir := b.TempDir()
-		keys, err := access.Open(dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		key, _, err := keys.Create(access.PlanApify, access.StateActive, "", "bench")
-		keys.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-		s := startServer(b, 0, "-limits.apify", limits, "-keys.bootstrap=false", "-log.access=false", "-state", dir)
-		latency(b, s.addr, key)
-	})
-	// On Redis with the default 50 ms deadline, and with 1 s: on a slow
-	// disk a synced write can take longer than 50 ms, and the request is
-	// then refused (503), as it must be; the share refused is reported.
-	b.Run("redis-50ms", func(b *testing.B) { redisLatency(b, limits, "50ms") })
-	b.Run("redis-1s", func(b *testing.B) { redisLatency(b, limits, "1s") })
+// readyz returns the status and body of a replica's /readyz.
+func readyz(t *testing.T, addr string) (int, string) {
+	t.Helper()
+	res, err := client().Get("http://" + addr + "/readyz")
+	if err != nil {
+		t.Fatalf("GET /readyz: %v", err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(body)
 }
 
-func redisLatency(b *testing.B, limits, timeout string) {
-	{
-		srv := redistest.Start(b)
-		co, _ := redisstore.ClientOption(srv.URL(0))
-		rs, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
-		if err != nil {
-			b.Fatal(err)
-		}
-		key, _, err := rs.Create(access.PlanApify, access.StateActive, "", "bench")
-		rs.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-		s := startServer(b, 0, "-limits.apify", limits, "-keys.bootstrap=false", "-log.access=false", "-store", srv.URL(0), "-store.timeout", timeout)
-		latency(b, s.addr, key)
-	}
-}
-
-// latency makes b.N keyed requests to addr from 32 keep-alive clients and
-// reports p50 and p99.
-func latency(b *testing.B, addr, key string) {
-	const clients = 32
-	tr := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
-	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
-	defer tr.CloseIdleConnections()
-	call := func() (int, time.Duration) {
-		req, _ := http.NewRequest("GET", "http://"+addr+"/v1/brands?limit=1", nil)
-		req.Header.Set("X-Api-Key", key)
-		t0 := time.Now()
-		res, err := c.Do(req)
-		if err != nil {
-			return 0, 0
-		}
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		return res.StatusCode, time.Since(t0)
-	}
-	for range 200 { // warm the connections and caches
-		call()
-	}
-	lat := make([]time.Duration, b.N)
-	next := make(chan int, b.N)
-	for i := range b.N {
-		next <- i
-	}
-	close(next)
-	var refused atomic.Int64
-	b.ResetTimer()
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				code, d := call()
-				switch code {
-				case 200:
-				case 503:
-					refused.Add(1)
-				default:
-					b.Errorf("status %d", code)
-					return
-				}
-				lat[i] = d
+// waitReady waits until every replica's /readyz answers code with body:
+// at most 10 s, polled every 20 ms.
+func waitReady(t *testing.T, replicas []string, code int, body string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, r := range replicas {
+		for {
+			c, b := readyz(t, r)
+			if c == code && b == body {
+				break
 			}
-		}()
+			if time.Now().After(deadline) {
+				t.Fatalf("/readyz of %s answers %d %s, want %d %s", r, c, b, code, body)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
-	wg.Wait()
-	b.StopTimer()
-	b.ReportMetric(100*float64(refused.Load())/float64(b.N), "%503")
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+// TestReplicaOverTLS: a replica reaches a Redis that listens with TLS only
+// and requires a password through -store rediss://…?ca=FILE, serves a
+// keyed call counted there and is ready; its log never shows the
+// password.
+func TestReplicaOverTLS(t *testing.T) {
+	files := redistest.NewTLS(t)
+	srv := redistest.StartWith(t, redistest.Options{Config: redistest.Config + "requirepass s3cret-pass\n", TLS: files})
+	url := "rediss://:s3cret-pass@" + srv.Addr + "/0?ca=" + files.CA
+	co, err := redisstore.ClientOption(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	key, k, err := admin.Create(access.PlanApify, access.StateActive, "", "tls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, 0, "-store", url, "-keys.bootstrap=false", "-store.timeout", "1s")
+	if code, _, m := get(t, s.addr, "/v1/brands?limit=1", key); code != 200 {
+		t.Fatalf("a keyed call: %d %v", code, m)
+	}
+	if n, err := admin.Used(k, access.Month, time.Now()); n != 1 || err != nil {
+		t.Errorf("counted %d (%v), want 1", n, err)
+	}
+	if code, body := readyz(t, s.addr); code != 200 {
+		t.Errorf("/readyz: %d %s", code, body)
+	}
+	s.logs.mu.Lock()
+	defer s.logs.mu.Unlock()
+	for _, l := range s.logs.lines {
+		if strings.Contains(l, "s3cret-pass") {
+			t.Errorf("the log shows the password: %s", l)
+		}
+	}
 }

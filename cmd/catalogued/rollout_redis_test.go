@@ -160,6 +160,20 @@ func (r *replica) probe(path string) (int, string, error) {
 	return res.StatusCode, res.Header.Get("X-Catalogue-Version"), nil
 }
 
+// waitProbe polls /readyz until it answers status (the replica's
+// background PING of Redis runs every second): at most 10 s, every 20 ms.
+// It returns the last answer.
+func (r *replica) waitProbe(status int) (int, string, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, version, err := r.probe("/readyz")
+		if got == status || time.Now().After(deadline) {
+			return got, version, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // waitServing waits until every replica is ready and serves hash, polling
 // every 5 ms for at most limit, and returns how long that took.
 func (f *fleet) waitServing(hash string, limit time.Duration) time.Duration {
@@ -398,10 +412,11 @@ func TestFleetRollout(t *testing.T) {
 	l.end(t, []string{hashA, hashB, hashA, hashC})
 }
 
-// TestFleetRedisRestart: while Redis is down the replicas keep serving
-// their catalogue and stay ready; Redis restarted empty (no persistence
-// here) leaves them on it, and the next publication, announced on the
-// subscription they opened again, reaches them.
+// TestFleetRedisRestart: while Redis is down the replicas keep their
+// catalogue (every response still carries its version) and are not ready
+// (/readyz follows Redis, so a load balancer takes them out); Redis
+// restarted leaves them on it, ready again, and the next publication,
+// announced on the subscription they opened again, reaches them.
 func TestFleetRedisRestart(t *testing.T) {
 	f := newFleet(t, 2)
 	dir := t.TempDir()
@@ -414,8 +429,8 @@ func TestFleetRedisRestart(t *testing.T) {
 	f.redis.Stop()
 	for _, r := range f.replicas {
 		r.logs.waitFor(t, "rollout: cannot read the fleet's current catalogue, still serving "+hashA, 30*time.Second)
-		if status, version, err := r.probe("/readyz"); err != nil || status != 200 || version != hashA {
-			t.Errorf("with Redis down: /readyz %d, version %s, %v", status, version, err)
+		if status, version, err := r.waitProbe(503); err != nil || status != 503 || version != hashA {
+			t.Errorf("with Redis down: /readyz %d, version %s, %v; want 503 with the version", status, version, err)
 		}
 	}
 	if out, ok := f.publish(b); ok || !strings.Contains(out, "cannot") {
@@ -424,7 +439,7 @@ func TestFleetRedisRestart(t *testing.T) {
 	f.redis.Restart()
 	for _, r := range f.replicas {
 		r.logs.waitFor(t, "rollout: the fleet's current catalogue is readable again", 30*time.Second)
-		if status, version, err := r.probe("/readyz"); err != nil || status != 200 || version != hashA {
+		if status, version, err := r.waitProbe(200); err != nil || status != 200 || version != hashA {
 			t.Errorf("after Redis restarted: /readyz %d, version %s, %v", status, version, err)
 		}
 	}

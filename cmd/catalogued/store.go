@@ -58,6 +58,15 @@ func openAccessState(cfg *config) (*accessState, error) {
 	return st, nil
 }
 
+// reachable returns the shared store's Reachable (a PING every second in
+// the background), for /readyz and the metering metric; nil when embedded.
+func (st *accessState) reachable() func() error {
+	if st.redis == nil {
+		return nil
+	}
+	return st.redis.Reachable
+}
+
 // Close closes what was opened, last first.
 func (st *accessState) Close() {
 	for i := len(st.close) - 1; i >= 0; i-- {

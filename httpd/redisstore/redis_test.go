@@ -4,6 +4,7 @@ package redisstore_test
 
 import (
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -215,5 +216,183 @@ func TestAuthThroughURL(t *testing.T) {
 	if s2, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second}); err == nil {
 		s2.Close()
 		t.Error("connected without the password")
+	}
+}
+
+// TestMeterAcrossWindows: the metering script, fed a clock that crosses
+// minutes, days, month ends (a leap February and a year end included) and
+// goes back, counts in the windows Go computes for each second and
+// restarts each count when its window changes, as one counter per window
+// would; the month's bounds it keeps in the hash are redone when the
+// clock leaves them, and the hash expires an hour after the month ends.
+// (Dates in the future: an expiry in the past would delete the hash.)
+func TestMeterAcrossWindows(t *testing.T) {
+	srv := redistest.Start(t)
+	s := open(t, srv, 0)
+	defer s.Close()
+	_, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := access.Limits{1000, 1000, 1000}
+	at := func(y int, m time.Month, d, hh, mm, ss int) time.Time {
+		return time.Date(y, m, d, hh, mm, ss, 0, time.UTC)
+	}
+	times := []time.Time{
+		at(2096, 2, 28, 23, 59, 10), at(2096, 2, 28, 23, 59, 50), at(2096, 2, 29, 0, 0, 0), at(2096, 2, 29, 23, 59, 59),
+		at(2096, 3, 1, 0, 0, 0), at(2096, 3, 1, 0, 0, 1), at(2096, 2, 29, 12, 0, 0), // the clock goes back a day
+		at(2096, 3, 31, 23, 59, 59), at(2096, 12, 31, 23, 59, 59), at(2097, 1, 1, 0, 0, 0), at(2097, 1, 1, 0, 0, 30),
+		at(2097, 1, 1, 0, 1, 0), at(2097, 1, 31, 23, 0, 0),
+	}
+	var last [access.NumWindows]uint32
+	var count [access.NumWindows]int64
+	for i, now := range times {
+		tk, _, ok, err := redisstore.ReserveAt(s, k, now.Unix(), &lim)
+		if err != nil || !ok {
+			t.Fatalf("%s: ok %v, %v", now, ok, err)
+		}
+		for w := access.Minute; w <= access.Month; w++ {
+			id := w.Index(now)
+			if i == 0 || id != last[w] {
+				count[w] = 0
+			}
+			last[w] = id
+			count[w]++
+			if got := tk.Windows()[w]; got != id || tk.Used[w] != count[w] {
+				t.Errorf("%s: %s window %d count %d, want %d count %d", now, w, got, tk.Used[w], id, count[w])
+			}
+		}
+		exp, err := redisstore.UsageExpiry(s, k)
+		if want := access.Month.End(now).Add(time.Hour).UnixMilli(); err != nil || exp != want {
+			t.Errorf("%s: the windows expire at %d (%v), want %d", now, exp, err, want)
+		}
+	}
+	// A full window counts nothing, whichever it is.
+	for w, l := range []access.Limits{{1, 1000, 1000}, {1000, 1, 1000}, {1000, 1000, 1}} {
+		_, k, _ := s.Create(access.PlanApify, access.StateActive, "", "")
+		now := at(2097, 6, 30, 23, 59, 59).Unix()
+		if _, _, ok, err := redisstore.ReserveAt(s, k, now, &l); !ok || err != nil {
+			t.Fatalf("first call: %v %v", ok, err)
+		}
+		if _, full, ok, err := redisstore.ReserveAt(s, k, now, &l); ok || err != nil || full != access.Window(w) {
+			t.Errorf("limits %v, second call: ok %v, full %s, %v", l, ok, full, err)
+		}
+	}
+}
+
+// TestReachable: the store's background PING sees Redis stopped (an error
+// wrapping ErrUnavailable) and restarted (nil again), with no call made by
+// the test meanwhile; the probe's result is read without a round trip.
+func TestReachable(t *testing.T) {
+	srv := redistest.Start(t)
+	co, err := redisstore.ClientOption(srv.URL(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Reachable(); err != nil {
+		t.Fatalf("reachable at start: %v", err)
+	}
+	// wait polls Reachable until it agrees with want: at most 10 s, every
+	// 10 ms.
+	wait := func(want bool) error {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			err := s.Reachable()
+			if (err == nil) == want || time.Now().After(deadline) {
+				return err
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	srv.Stop()
+	if err := wait(false); !errors.Is(err, access.ErrUnavailable) {
+		t.Fatalf("Redis stopped: Reachable says %v, want ErrUnavailable", err)
+	}
+	srv.Restart()
+	if err := wait(true); err != nil {
+		t.Fatalf("Redis restarted: Reachable still says %v", err)
+	}
+	srv.Kill()
+	if err := wait(false); err == nil {
+		t.Fatal("Redis killed: still reachable")
+	}
+	srv.Restart()
+	if err := wait(true); err != nil {
+		t.Fatalf("Redis restarted after a kill: %v", err)
+	}
+}
+
+// TestTLSThroughURL: a Redis that listens with TLS only (and requires a
+// password) is reached with rediss:// and the authority of its certificate
+// in ca=; without ca= (the system's authorities), with another authority,
+// or without TLS the connection is refused, and no error shows the
+// password.
+func TestTLSThroughURL(t *testing.T) {
+	files := redistest.NewTLS(t)
+	srv := redistest.StartWith(t, redistest.Options{Config: redistest.Config + "requirepass s3cret-pass\n", TLS: files})
+	base := "rediss://:s3cret-pass@" + srv.Addr + "/1"
+	co, err := redisstore.ClientOption(base + "?ca=" + files.CA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatalf("with TLS and its authority: %v", err)
+	}
+	defer s.Close()
+	text, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Lookup([]byte(text)); err != nil || got.Hash != k.Hash {
+		t.Fatalf("lookup over TLS: %v %v", got, err)
+	}
+	lim := access.Limits{10, 10, 10}
+	if _, _, ok, err := s.Reserve(k, time.Now(), &lim); !ok || err != nil {
+		t.Fatalf("reserve over TLS: %v %v", ok, err)
+	}
+	if n, err := s.Used(k, access.Month, time.Now()); n != 1 || err != nil {
+		t.Errorf("used over TLS: %d %v", n, err)
+	}
+	other := redistest.NewTLS(t)
+	for _, url := range []string{base, base + "?ca=" + other.CA, "redis://:s3cret-pass@" + srv.Addr + "/1"} {
+		co, err := redisstore.ClientOption(url)
+		if err == nil {
+			var s2 *redisstore.Store
+			if s2, err = redisstore.Open(redisstore.Options{Client: co, Timeout: time.Second}); err == nil {
+				s2.Close()
+			}
+		}
+		switch {
+		case err == nil:
+			t.Errorf("%s: connected", redisstore.RedactedURL(url))
+		case strings.Contains(err.Error(), "s3cret-pass"):
+			t.Errorf("%s: the error shows the password: %v", redisstore.RedactedURL(url), err)
+		default:
+			t.Logf("%s: refused: %v", redisstore.RedactedURL(url), err)
+		}
+	}
+}
+
+// TestClusterRefused: a Redis Cluster node is refused at Open with an
+// error saying so (the scripts write keys of several hash slots).
+func TestClusterRefused(t *testing.T) {
+	srv := redistest.StartWith(t, redistest.Options{Config: redistest.Config + "cluster-enabled yes\n"})
+	co, err := redisstore.ClientOption(srv.URL(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second})
+	if err == nil {
+		s.Close()
+		t.Fatal("a Redis Cluster node was accepted")
+	}
+	if !strings.Contains(err.Error(), "Redis Cluster") {
+		t.Errorf("the error does not say why: %v", err)
 	}
 }

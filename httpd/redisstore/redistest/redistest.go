@@ -10,6 +10,7 @@ package redistest
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"os"
@@ -33,6 +34,9 @@ type Server struct {
 	Addr string // 127.0.0.1:PORT
 	dir  string
 	cmd  *exec.Cmd
+	tls  *tls.Config // the client side, when the server listens with TLS
+	// caFile is the authority of the server's certificate, with TLS.
+	caFile string
 }
 
 // Start starts redis-server on a free loopback port in a temporary
@@ -47,6 +51,9 @@ type Options struct {
 	// A directory on tmpfs (/dev/shm) makes fsync free: what a disk with a
 	// fast synchronous write would give.
 	Dir string
+	// TLS, when set, makes the server listen with TLS only (rediss://),
+	// with these files (see NewTLS); clients need no certificate.
+	TLS *TLS
 }
 
 // StartWith starts redis-server as Start does, varied by o.
@@ -69,7 +76,12 @@ func StartWith(t testing.TB, o Options) *Server {
 		o.Config = Config
 	}
 	_, port, _ := net.SplitHostPort(addr)
-	conf := o.Config + "bind 127.0.0.1\nport " + port + "\ndir " + s.dir + "\nprotected-mode yes\n"
+	listen := "port " + port + "\n"
+	if o.TLS != nil {
+		listen = fmt.Sprintf("port 0\ntls-port %s\ntls-cert-file %s\ntls-key-file %s\ntls-ca-cert-file %s\ntls-auth-clients no\n", port, o.TLS.Cert, o.TLS.Key, o.TLS.CA)
+		s.tls, s.caFile = o.TLS.client(t), o.TLS.CA
+	}
+	conf := o.Config + "bind 127.0.0.1\n" + listen + "dir " + s.dir + "\nprotected-mode yes\n"
 	if err := os.WriteFile(filepath.Join(s.dir, "redis.conf"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +90,22 @@ func StartWith(t testing.TB, o Options) *Server {
 	return s
 }
 
-// URL is the -store URL of the server, database db.
-func (s *Server) URL(db int) string { return "redis://" + s.Addr + "/" + strconv.Itoa(db) }
+// URL is the -store URL of the server, database db: rediss:// with its
+// authority's file as ca= when it listens with TLS.
+func (s *Server) URL(db int) string {
+	if s.tls != nil {
+		return "rediss://" + s.Addr + "/" + strconv.Itoa(db) + "?ca=" + s.caFile
+	}
+	return "redis://" + s.Addr + "/" + strconv.Itoa(db)
+}
+
+// dial connects to the server, with TLS when it listens so.
+func (s *Server) dial(timeout time.Duration) (net.Conn, error) {
+	if s.tls != nil {
+		return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, "tcp", s.Addr, s.tls)
+	}
+	return net.DialTimeout("tcp", s.Addr, timeout)
+}
 
 func (s *Server) start() {
 	s.t.Helper()
@@ -95,7 +121,7 @@ func (s *Server) start() {
 	for ctx.Err() == nil {
 		if c, err := net.DialTimeout("tcp", s.Addr, 100*time.Millisecond); err == nil {
 			c.Close()
-			if ping(s.Addr) == nil {
+			if s.ping() == nil {
 				return
 			}
 		}
@@ -106,8 +132,8 @@ func (s *Server) start() {
 
 // ping sends PING and reads +PONG (or -LOADING while the AOF is loaded,
 // which is not ready).
-func ping(addr string) error {
-	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+func (s *Server) ping() error {
+	c, err := s.dial(200 * time.Millisecond)
 	if err != nil {
 		return err
 	}
@@ -158,7 +184,7 @@ func (s *Server) Restart() {
 // NumSub returns how many subscribers channel has on the server
 // (PUBSUB NUMSUB), for tests that wait until a replica listens.
 func (s *Server) NumSub(channel string) (int, error) {
-	c, err := net.DialTimeout("tcp", s.Addr, time.Second)
+	c, err := s.dial(time.Second)
 	if err != nil {
 		return 0, err
 	}
