@@ -250,14 +250,7 @@ func startHAProxy(b *testing.B, addrs ...string) string {
 
 // openAdmin is an operator's connection to the Redis at url.
 func openAdmin(b *testing.B, url string) *redisstore.Store {
-	co, err := redisstore.ClientOption(url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := redistest.Open(b, url, redisstore.Options{Timeout: 5 * time.Second})
 	b.Cleanup(func() { s.Close() })
 	return s
 }

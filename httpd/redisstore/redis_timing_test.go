@@ -49,11 +49,7 @@ func BenchmarkRedisAdmit(b *testing.B) {
 
 func benchAdmit(b *testing.B, o redistest.Options) {
 	srv := redistest.StartWith(b, o)
-	co, _ := redisstore.ClientOption(srv.URL(0))
-	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := redistest.Open(b, srv.URL(0), redisstore.Options{Timeout: 5 * time.Second})
 	defer s.Close()
 	text, _, err := s.Create(access.PlanApify, access.StateActive, "", "")
 	if err != nil {

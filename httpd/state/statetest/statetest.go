@@ -88,24 +88,31 @@ func keys(t *testing.T, s state.Store) {
 	if _, err := s.SetState(k.Hash.String()[:12], access.StateRevoked); err != nil {
 		t.Fatal(err)
 	}
-	// A shared store's replicas cache key records until the server
-	// invalidates them: a revoke must hold within a second, everywhere.
-	deadline := time.Now().Add(time.Second)
-	for {
-		got, err := s.Lookup([]byte(text))
-		if err == nil && got.State == access.StateRevoked {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a second after the revoke: %+v, %v", got, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	WaitRevoked(t, s, text)
 	if got, err := s.Lookup([]byte(text2)); err != nil || got.State != access.StatePending || got.Plan != access.PlanDemo {
 		t.Errorf("the other key: %+v, %v", got, err)
 	}
 	if _, err := s.SetState("vsc_apify_00", access.StateActive); !errors.Is(err, access.ErrNotFound) {
 		t.Errorf("SetState of an unknown key: %v", err)
+	}
+}
+
+// WaitRevoked waits until s sees the key text revoked, and fails the test
+// with what s still sees when that takes more than a second: a shared
+// store's replicas cache key records until the server invalidates them,
+// and a revoke must hold within a second, everywhere.
+func WaitRevoked(t testing.TB, s access.Backend, text string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for {
+		got, err := s.Lookup([]byte(text))
+		if err == nil && got.State == access.StateRevoked {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a second after the revoke: %+v, %v", got, err)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
