@@ -46,10 +46,7 @@ func TestRevokeSeenByAnotherReplica(t *testing.T) {
 	a, b := open(t, srv, 0), open(t, srv, 0)
 	defer a.Close()
 	defer b.Close()
-	text, k, err := a.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, k := statetest.NewKey(t, a, access.PlanApify)
 	for range 3 { // cached now
 		if got, err := b.Lookup([]byte(text)); err != nil || got.State != access.StateActive {
 			t.Fatalf("before: %+v, %v", got, err)
@@ -69,10 +66,7 @@ func TestRedisDownThenRestarted(t *testing.T) {
 	srv := redistest.Start(t)
 	s := open(t, srv, 0)
 	defer s.Close()
-	text, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, k := statetest.NewKey(t, s, access.PlanApify)
 	lim := access.Limits{1000, 1000, 1000}
 	for range 17 {
 		if _, _, ok, err := s.Reserve(k, time.Now(), &lim); !ok || err != nil {
@@ -212,10 +206,7 @@ func TestMeterAcrossWindows(t *testing.T) {
 	srv := redistest.Start(t)
 	s := open(t, srv, 0)
 	defer s.Close()
-	_, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := statetest.NewKey(t, s, access.PlanApify)
 	lim := access.Limits{1000, 1000, 1000}
 	at := func(y int, m time.Month, d, hh, mm, ss int) time.Time {
 		return time.Date(y, m, d, hh, mm, ss, 0, time.UTC)
@@ -320,10 +311,7 @@ func TestTLSThroughURL(t *testing.T) {
 		t.Fatalf("with TLS and its authority: %v", err)
 	}
 	defer s.Close()
-	text, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, k := statetest.NewKey(t, s, access.PlanApify)
 	if got, err := s.Lookup([]byte(text)); err != nil || got.Hash != k.Hash {
 		t.Fatalf("lookup over TLS: %v %v", got, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/redisstore"
 	"github.com/vspec/catalogue/httpd/redisstore/redistest"
+	"github.com/vspec/catalogue/httpd/state/statetest"
 )
 
 // Concurrency is the number of requests in flight the Redis figures are
@@ -51,10 +52,7 @@ func benchAdmit(b *testing.B, o redistest.Options) {
 	srv := redistest.StartWith(b, o)
 	s := redistest.Open(b, srv.URL(0), redisstore.Options{Timeout: 5 * time.Second})
 	defer s.Close()
-	text, _, err := s.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		b.Fatal(err)
-	}
+	text, _ := statetest.NewKey(b, s, access.PlanApify)
 	raw := []byte(text)
 	lim := access.Limits{1 << 40, 1 << 40, 1 << 40}
 	lat := make([]time.Duration, b.N)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/state"
+	"github.com/vspec/catalogue/httpd/state/statetest"
 )
 
 // BenchmarkAdmitEmbedded is the access-state part of a keyed request on
@@ -37,10 +38,7 @@ func embeddedAdmit(tb testing.TB) func() error {
 	}
 	tb.Cleanup(func() { s.Close() })
 	var st access.Backend = s
-	text, _, err := st.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	text, _ := statetest.NewKey(tb, st, access.PlanApify)
 	raw := []byte(text)
 	lim := access.Limits{1 << 40, 1 << 40, 1 << 40}
 	return func() error {

@@ -116,6 +116,17 @@ func WaitRevoked(t testing.TB, s access.Backend, text string) {
 	}
 }
 
+// NewKey creates an active key of the plan, with no email or note, and
+// fails the test if it cannot. It returns the key's text and record.
+func NewKey(t testing.TB, s access.Backend, plan access.Plan) (string, *access.Key) {
+	t.Helper()
+	text, k, err := s.Create(plan, access.StateActive, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text, k
+}
+
 // freshMinute waits, when the minute is about to end, for the next one,
 // so that a case counting in the minute window stays in one window (it
 // takes well under a second). At most 12 s.
@@ -184,10 +195,7 @@ func successes(t *testing.T, call func() (bool, error)) int {
 }
 
 func meterExact(t *testing.T, s state.Store) {
-	_, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := NewKey(t, s, access.PlanApify)
 	const n = 120
 	lim := access.Limits{n, 1 << 20, 1 << 20}
 	freshMinute()
@@ -213,10 +221,7 @@ func meterExact(t *testing.T, s state.Store) {
 }
 
 func fullWindow(t *testing.T, s state.Store) {
-	_, k, err := s.Create(access.PlanDemo, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := NewKey(t, s, access.PlanDemo)
 	lim := access.Limits{100, 3, 100}
 	freshMinute()
 	for i := range 3 {
@@ -237,10 +242,7 @@ func fullWindow(t *testing.T, s state.Store) {
 }
 
 func release(t *testing.T, s state.Store) {
-	_, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := NewKey(t, s, access.PlanApify)
 	lim := access.Limits{2, 100, 100}
 	freshMinute()
 	t1, _, _, _ := s.Reserve(k, time.Now(), &lim)
