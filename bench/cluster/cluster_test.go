@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -198,11 +197,7 @@ func startFleet(t testing.TB, o ...redistest.Options) *fleet {
 	}
 	t.Cleanup(func() { hp.Process.Kill(); hp.Wait() })
 
-	co, _ := redisstore.ClientOption(f.url)
-	admin, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := redistest.Open(t, f.url, redisstore.Options{Timeout: 5 * time.Second})
 	t.Cleanup(func() { admin.Close() })
 	f.admin = admin
 
@@ -367,17 +362,9 @@ func (f *fleet) concurrentClicks(t *testing.T) {
 	if code, _, b := f.call(f.lb, "POST", "/v1/keys/demo", "", map[string]string{"body": body}); code != 202 {
 		t.Fatalf("key request: %d %s", code, b)
 	}
-	files, _ := filepath.Glob(filepath.Join(f.outbox, "*.eml"))
-	if len(files) != 1 {
-		t.Fatalf("%d messages in the outbox", len(files))
-	}
-	raw, _ := os.ReadFile(files[0])
-	m := regexp.MustCompile(`/v1/keys/demo/verify\?t=([0-9a-f]{48})`).FindSubmatch(raw)
-	if m == nil {
-		t.Fatalf("no link in the message:\n%s", raw)
-	}
+	token := flowtest.VerifyToken(t, f.outbox)
 	codes, _ := concurrently(50, func(int) (int, http.Header) {
-		code, h, _ := f.call(f.lb, "GET", "/v1/keys/demo/verify?t="+string(m[1]), "", map[string]string{"Accept": "application/json"})
+		code, h, _ := f.call(f.lb, "GET", "/v1/keys/demo/verify?t="+token, "", map[string]string{"Accept": "application/json"})
 		return code, h
 	})
 	if codes[200] != 1 || codes[409] != 49 {

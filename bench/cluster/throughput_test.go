@@ -70,16 +70,7 @@ const (
 func BenchmarkMetering(b *testing.B) {
 	bin, snap := buildReplica(b)
 	b.Run("embedded", func(b *testing.B) {
-		state := filepath.Join(b.TempDir(), "state")
-		keys, err := access.Open(state)
-		if err != nil {
-			b.Fatal(err)
-		}
-		key, _, err := keys.Create(access.PlanApify, access.StateActive, "", "bench")
-		keys.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
+		state, key := embeddedKey(b, access.PlanApify)
 		r := startReplica(b, bin, "127.0.0.2", "-snapshot", snap, "-state", state)
 		measure(b, r, r.addr, key, nil, true)
 	})
@@ -110,16 +101,7 @@ func BenchmarkMetering(b *testing.B) {
 func BenchmarkFleetThroughput(b *testing.B) {
 	embedded := func(b *testing.B, haproxy bool) {
 		bin, snap := buildReplica(b)
-		state := filepath.Join(b.TempDir(), "state")
-		keys, err := access.Open(state)
-		if err != nil {
-			b.Fatal(err)
-		}
-		key, _, err := keys.Create(access.PlanFree, access.StateActive, "", "bench")
-		keys.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
+		state, key := embeddedKey(b, access.PlanFree)
 		args := []string{"-snapshot", snap, "-state", state}
 		if haproxy {
 			args = append(args, "-http.proxyProtocol", "-http.trustedProxies", "127.0.0.1/32")
@@ -248,16 +230,25 @@ func startHAProxy(b *testing.B, addrs ...string) string {
 	return lb
 }
 
+// embeddedKey returns a new state directory for a replica on the embedded
+// store, holding one active key of the plan, and that key.
+func embeddedKey(b *testing.B, plan access.Plan) (state, key string) {
+	state = filepath.Join(b.TempDir(), "state")
+	keys, err := access.Open(state)
+	if err != nil {
+		b.Fatal(err)
+	}
+	key, _, err = keys.Create(plan, access.StateActive, "", "bench")
+	keys.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return state, key
+}
+
 // openAdmin is an operator's connection to the Redis at url.
 func openAdmin(b *testing.B, url string) *redisstore.Store {
-	co, err := redisstore.ClientOption(url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := redistest.Open(b, url, redisstore.Options{Timeout: 5 * time.Second})
 	b.Cleanup(func() { s.Close() })
 	return s
 }

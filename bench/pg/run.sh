@@ -41,21 +41,11 @@ dur="${DURATION:-3}"
 threads="${THREADS:-2}"
 out="${OUT:-$repo/bench/out/pg.json}"
 jit="${JIT:-off}"
+# shellcheck source=cluster.sh
+. "$here/cluster.sh"
 
 echo "== PostgreSQL"
-if [ -z "${PGBIN:-}" ]; then
-  if [ -x /usr/lib/postgresql/15/bin/initdb ]; then
-    PGBIN=/usr/lib/postgresql/15/bin
-  else
-    PGBIN="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)"
-  fi
-fi
-if [ -z "$PGBIN" ] || [ ! -x "$PGBIN/initdb" ] || [ ! -x "$PGBIN/pgbench" ]; then
-  apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql postgresql-contrib
-  PGBIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
-fi
-"$PGBIN/postgres" --version
+pg_bin pgbench
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 port="${PGPORT:-}"
@@ -64,22 +54,10 @@ if [ -z "$port" ]; then
   while ! port_free "$port"; do port=$((port + 1)); done
 fi
 
-as_pg() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-
 D="$(mktemp -d)"
 chmod 755 "$D"
 PID=""
-cleanup() {
-  if [ -n "$PID" ]; then
-    echo "== stopping the cluster (pid $PID) and removing $D"
-    kill -INT "$PID" 2>/dev/null || true
-    while kill -0 "$PID" 2>/dev/null; do sleep 0.2; done
-  fi
-  rm -rf "$D"
-}
-trap cleanup EXIT
+trap pg_cleanup EXIT
 
 echo "== variants.tsv and the pgbench scripts (go run ./bench/cmd/pgtsv)"
 (cd "$repo" && go run ./bench/cmd/pgtsv -o "$D/in" -scale "${SCALE:-1}")

@@ -11,6 +11,7 @@ import (
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/redisstore"
 	"github.com/vspec/catalogue/httpd/redisstore/redistest"
+	"github.com/vspec/catalogue/httpd/state/statetest"
 	"github.com/vspec/catalogue/httpd/x402"
 )
 
@@ -20,11 +21,7 @@ import (
 func TestKeysCommandsOnRedis(t *testing.T) {
 	srv := redistest.Start(t)
 	url := srv.URL(2)
-	co, _ := redisstore.ClientOption(url)
-	replica, err := redisstore.Open(redisstore.Options{Client: co})
-	if err != nil {
-		t.Fatal(err)
-	}
+	replica := redistest.Open(t, url, redisstore.Options{})
 	defer replica.Close()
 	var out bytes.Buffer
 	if err := runKeys([]string{"create", "-store", url, "-plan", "apify", "-email", "a@example.org"}, &out); err != nil {
@@ -42,17 +39,7 @@ func TestKeysCommandsOnRedis(t *testing.T) {
 	if err := runKeys([]string{"revoke", key}, &out); err != nil || !strings.Contains(out.String(), "revoked") {
 		t.Fatalf("revoke: %v\n%s", err, out.String())
 	}
-	deadline := time.Now().Add(time.Second)
-	for {
-		k, err := replica.Lookup([]byte(key))
-		if err == nil && k.State == access.StateRevoked {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a second after the revoke the replica sees %+v, %v", k, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	statetest.WaitRevoked(t, replica, key)
 	if err := runKeys([]string{"list", "-store", "http://example.org"}, &out); err == nil || !strings.Contains(err.Error(), "redis://") {
 		t.Errorf("a bad -store: %v", err)
 	}
@@ -63,11 +50,7 @@ func TestKeysCommandsOnRedis(t *testing.T) {
 func TestPaymentsCommandsOnRedis(t *testing.T) {
 	srv := redistest.Start(t)
 	url := srv.URL(3)
-	co, _ := redisstore.ClientOption(url)
-	replica, err := redisstore.Open(redisstore.Options{Client: co})
-	if err != nil {
-		t.Fatal(err)
-	}
+	replica := redistest.Open(t, url, redisstore.Options{})
 	defer replica.Close()
 	rec := x402.PaymentRecord{Reference: x402.Reference("0xabc", "0x01"), Payer: "0xabc", Nonce: "0x01", Amount: "10000", Operation: "search",
 		At: time.Now().UTC(), Error: "timeout"}

@@ -30,30 +30,44 @@ import (
 // bodies, and forged client addresses. 127.0.0.0/8 is all loopback on
 // Linux, so each 127.0.0.x source address is a different client network.
 
+// A program the tests run as a child process, built once per test run
+// from the package pkg into a temporary directory that TestMain removes.
+type program struct {
+	pkg, name string
+	once      sync.Once
+	path      string
+	err       error
+}
+
 var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
+	catalogued = &program{pkg: ".", name: "catalogued"}
+	catalogue  = &program{pkg: "../catalogue", name: "catalogue"} // the operator's CLI
 )
+
+// build returns the program's path, building it on the first call.
+func (p *program) build(t testing.TB) string {
+	t.Helper()
+	p.once.Do(func() {
+		dir, err := os.MkdirTemp("", p.name+"-test")
+		if err != nil {
+			p.err = err
+			return
+		}
+		p.path = filepath.Join(dir, p.name)
+		if out, err := exec.Command("go", "build", "-o", p.path, p.pkg).CombinedOutput(); err != nil {
+			p.err = fmt.Errorf("go build %s: %v\n%s", p.pkg, err, out)
+		}
+	})
+	if p.err != nil {
+		t.Fatal(p.err)
+	}
+	return p.path
+}
 
 // binary builds catalogued once per test run.
 func binary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "catalogued-abuse")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "catalogued")
-		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return catalogued.build(t)
 }
 
 // server is a catalogued child process.
@@ -420,8 +434,10 @@ func TestAbuseProxyHeaders(t *testing.T) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
+	for _, p := range []*program{catalogued, catalogue} {
+		if p.path != "" {
+			os.RemoveAll(filepath.Dir(p.path))
+		}
 	}
 	os.Exit(code)
 }

@@ -53,14 +53,7 @@ func TestFleetOnRedis(t *testing.T) {
 	a, b := startServer(t, 0, args...), startServer(t, 0, args...)
 	replicas := []string{a.addr, b.addr}
 
-	co, err := redisstore.ClientOption(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := redistest.Open(t, url, redisstore.Options{Timeout: 5 * time.Second})
 	defer admin.Close()
 	key, k, err := admin.Create(access.PlanApify, access.StateActive, "", "fleet test")
 	if err != nil {
@@ -276,14 +269,7 @@ func TestReplicaOverTLS(t *testing.T) {
 	files := redistest.NewTLS(t)
 	srv := redistest.StartWith(t, redistest.Options{Config: redistest.Config + "requirepass s3cret-pass\n", TLS: files})
 	url := "rediss://:s3cret-pass@" + srv.Addr + "/0?ca=" + files.CA
-	co, err := redisstore.ClientOption(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := redistest.Open(t, url, redisstore.Options{Timeout: 5 * time.Second})
 	defer admin.Close()
 	key, k, err := admin.Create(access.PlanApify, access.StateActive, "", "tls")
 	if err != nil {

@@ -54,33 +54,14 @@ type replica struct {
 	stdout *logWatcher // the keys printed at first start
 }
 
-var (
-	cliOnce sync.Once
-	cliPath string
-	cliErr  error
-)
-
 // newFleet starts redis-server and n replicas following it; none has a
 // catalogue yet.
 func newFleet(tb testing.TB, n int) *fleet {
 	tb.Helper()
-	cliOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "catalogue-cli")
-		if err != nil {
-			cliErr = err
-			return
-		}
-		cliPath = filepath.Join(dir, "catalogue")
-		if out, err := exec.Command("go", "build", "-o", cliPath, "../catalogue").CombinedOutput(); err != nil {
-			cliErr = fmt.Errorf("go build ../catalogue: %v\n%s", err, out)
-		}
-	})
-	if cliErr != nil {
-		tb.Fatal(cliErr)
-	}
+	cli := catalogue.build(tb)
 	bin := binary(tb)
 	dir := tb.TempDir()
-	f := &fleet{tb: tb, redis: redistest.Start(tb), origin: filepath.Join(dir, "origin"), cli: cliPath}
+	f := &fleet{tb: tb, redis: redistest.Start(tb), origin: filepath.Join(dir, "origin"), cli: cli}
 	f.store = "redis://" + f.redis.Addr + "/0"
 	opt, err := redisstore.ClientOption(f.store)
 	if err != nil {

@@ -19,17 +19,9 @@ import (
 // open connects a store to srv's database db.
 func open(t *testing.T, srv *redistest.Server, db int) *redisstore.Store {
 	t.Helper()
-	co, err := redisstore.ClientOption(srv.URL(db))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A generous deadline: the machine running the tests is shared and
 	// busy; the deadline's effect is tested with Redis down.
-	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return redistest.Open(t, srv.URL(db), redisstore.Options{Timeout: 2 * time.Second})
 }
 
 // TestConformance runs the suite the embedded store passes, each case on
@@ -54,10 +46,7 @@ func TestRevokeSeenByAnotherReplica(t *testing.T) {
 	a, b := open(t, srv, 0), open(t, srv, 0)
 	defer a.Close()
 	defer b.Close()
-	text, k, err := a.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, k := statetest.NewKey(t, a, access.PlanApify)
 	for range 3 { // cached now
 		if got, err := b.Lookup([]byte(text)); err != nil || got.State != access.StateActive {
 			t.Fatalf("before: %+v, %v", got, err)
@@ -66,17 +55,7 @@ func TestRevokeSeenByAnotherReplica(t *testing.T) {
 	if _, err := a.SetState(k.Hash.String()[:8], access.StateRevoked); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(time.Second)
-	for {
-		got, err := b.Lookup([]byte(text))
-		if err == nil && got.State == access.StateRevoked {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the other replica still sees %+v, %v a second after the revoke", got, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	statetest.WaitRevoked(t, b, text) // on the other replica
 }
 
 // TestRedisDownThenRestarted: with Redis stopped every store call fails
@@ -87,10 +66,7 @@ func TestRedisDownThenRestarted(t *testing.T) {
 	srv := redistest.Start(t)
 	s := open(t, srv, 0)
 	defer s.Close()
-	text, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, k := statetest.NewKey(t, s, access.PlanApify)
 	lim := access.Limits{1000, 1000, 1000}
 	for range 17 {
 		if _, _, ok, err := s.Reserve(k, time.Now(), &lim); !ok || err != nil {
@@ -230,10 +206,7 @@ func TestMeterAcrossWindows(t *testing.T) {
 	srv := redistest.Start(t)
 	s := open(t, srv, 0)
 	defer s.Close()
-	_, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := statetest.NewKey(t, s, access.PlanApify)
 	lim := access.Limits{1000, 1000, 1000}
 	at := func(y int, m time.Month, d, hh, mm, ss int) time.Time {
 		return time.Date(y, m, d, hh, mm, ss, 0, time.UTC)
@@ -285,14 +258,7 @@ func TestMeterAcrossWindows(t *testing.T) {
 // the test meanwhile; the probe's result is read without a round trip.
 func TestReachable(t *testing.T) {
 	srv := redistest.Start(t)
-	co, err := redisstore.ClientOption(srv.URL(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := redistest.Open(t, srv.URL(0), redisstore.Options{Timeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
 	defer s.Close()
 	if err := s.Reachable(); err != nil {
 		t.Fatalf("reachable at start: %v", err)
@@ -345,10 +311,7 @@ func TestTLSThroughURL(t *testing.T) {
 		t.Fatalf("with TLS and its authority: %v", err)
 	}
 	defer s.Close()
-	text, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, k := statetest.NewKey(t, s, access.PlanApify)
 	if got, err := s.Lookup([]byte(text)); err != nil || got.Hash != k.Hash {
 		t.Fatalf("lookup over TLS: %v %v", got, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/redisstore"
 	"github.com/vspec/catalogue/httpd/redisstore/redistest"
+	"github.com/vspec/catalogue/httpd/state/statetest"
 )
 
 // Concurrency is the number of requests in flight the Redis figures are
@@ -49,16 +50,9 @@ func BenchmarkRedisAdmit(b *testing.B) {
 
 func benchAdmit(b *testing.B, o redistest.Options) {
 	srv := redistest.StartWith(b, o)
-	co, _ := redisstore.ClientOption(srv.URL(0))
-	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 5 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := redistest.Open(b, srv.URL(0), redisstore.Options{Timeout: 5 * time.Second})
 	defer s.Close()
-	text, _, err := s.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		b.Fatal(err)
-	}
+	text, _ := statetest.NewKey(b, s, access.PlanApify)
 	raw := []byte(text)
 	lim := access.Limits{1 << 40, 1 << 40, 1 << 40}
 	lat := make([]time.Duration, b.N)

@@ -1,7 +1,8 @@
 // Package flowtest runs the real protocol peers the key flow's tests talk
 // to over loopback: an SMTP server that records the messages it receives,
 // and a DNS server answering MX and address queries from a fixed zone. It
-// is imported by tests only.
+// is imported by tests only; so is VerifyToken, which reads the activation
+// link a replica wrote to its -mail.outbox directory.
 package flowtest
 
 import (

@@ -88,25 +88,43 @@ func keys(t *testing.T, s state.Store) {
 	if _, err := s.SetState(k.Hash.String()[:12], access.StateRevoked); err != nil {
 		t.Fatal(err)
 	}
-	// A shared store's replicas cache key records until the server
-	// invalidates them: a revoke must hold within a second, everywhere.
-	deadline := time.Now().Add(time.Second)
-	for {
-		got, err := s.Lookup([]byte(text))
-		if err == nil && got.State == access.StateRevoked {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a second after the revoke: %+v, %v", got, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	WaitRevoked(t, s, text)
 	if got, err := s.Lookup([]byte(text2)); err != nil || got.State != access.StatePending || got.Plan != access.PlanDemo {
 		t.Errorf("the other key: %+v, %v", got, err)
 	}
 	if _, err := s.SetState("vsc_apify_00", access.StateActive); !errors.Is(err, access.ErrNotFound) {
 		t.Errorf("SetState of an unknown key: %v", err)
 	}
+}
+
+// WaitRevoked waits until s sees the key text revoked, and fails the test
+// with what s still sees when that takes more than a second: a shared
+// store's replicas cache key records until the server invalidates them,
+// and a revoke must hold within a second, everywhere.
+func WaitRevoked(t testing.TB, s access.Backend, text string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for {
+		got, err := s.Lookup([]byte(text))
+		if err == nil && got.State == access.StateRevoked {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a second after the revoke: %+v, %v", got, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// NewKey creates an active key of the plan, with no email or note, and
+// fails the test if it cannot. It returns the key's text and record.
+func NewKey(t testing.TB, s access.Backend, plan access.Plan) (string, *access.Key) {
+	t.Helper()
+	text, k, err := s.Create(plan, access.StateActive, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text, k
 }
 
 // freshMinute waits, when the minute is about to end, for the next one,
@@ -177,10 +195,7 @@ func successes(t *testing.T, call func() (bool, error)) int {
 }
 
 func meterExact(t *testing.T, s state.Store) {
-	_, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := NewKey(t, s, access.PlanApify)
 	const n = 120
 	lim := access.Limits{n, 1 << 20, 1 << 20}
 	freshMinute()
@@ -206,10 +221,7 @@ func meterExact(t *testing.T, s state.Store) {
 }
 
 func fullWindow(t *testing.T, s state.Store) {
-	_, k, err := s.Create(access.PlanDemo, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := NewKey(t, s, access.PlanDemo)
 	lim := access.Limits{100, 3, 100}
 	freshMinute()
 	for i := range 3 {
@@ -230,10 +242,7 @@ func fullWindow(t *testing.T, s state.Store) {
 }
 
 func release(t *testing.T, s state.Store) {
-	_, k, err := s.Create(access.PlanApify, access.StateActive, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := NewKey(t, s, access.PlanApify)
 	lim := access.Limits{2, 100, 100}
 	freshMinute()
 	t1, _, _, _ := s.Reserve(k, time.Now(), &lim)

@@ -21,40 +21,19 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 port="${PGPORT:-5433}"
+# shellcheck source=../../../bench/pg/cluster.sh
+. "$repo/bench/pg/cluster.sh"
 
 echo "== texts.tsv and queries.tsv from the generator"
 (cd "$repo" && go test ./index/trigram -run '^TestWriteFixtureInputs$' -update -count=1)
 
 echo "== PostgreSQL"
-if [ -z "${PGBIN:-}" ]; then
-  if [ -x /usr/lib/postgresql/15/bin/initdb ]; then
-    PGBIN=/usr/lib/postgresql/15/bin
-  else
-    PGBIN="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)"
-  fi
-fi
-if [ -z "$PGBIN" ] || [ ! -x "$PGBIN/initdb" ]; then
-  apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql postgresql-contrib
-  PGBIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
-fi
-"$PGBIN/postgres" --version
-
-as_pg() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
+pg_bin
 
 D="$(mktemp -d)"
 [ "$(id -u)" = 0 ] && chown postgres:postgres "$D"
 PID=""
-cleanup() {
-  if [ -n "$PID" ]; then
-    kill -INT "$PID" 2>/dev/null || true
-    while kill -0 "$PID" 2>/dev/null; do sleep 0.2; done
-  fi
-  rm -rf "$D"
-}
-trap cleanup EXIT
+trap pg_cleanup EXIT
 
 as_pg "$PGBIN/initdb" -D "$D/data" -E UTF8 --locale=C.UTF-8 -A trust -U postgres >/dev/null
 as_pg "$PGBIN/pg_ctl" -D "$D/data" -l "$D/server.log" -w \
@@ -116,4 +95,4 @@ printf '%s\n' "${times[@]}" | sort -g | awk '
     p99 = v[int(0.99 * NR + 0.999999)]
     printf "# %d queries: median %.3f ms, p99 %.3f ms\n", NR, med, p99
   }' | tee -a pg_timing.txt
-echo "done: stopping the cluster"
+echo "done"
