@@ -126,9 +126,11 @@ func main() {
 			n, map[bool]string{true: "problem", false: "problems"}[n == 1], strings.ReplaceAll(err.Error(), "\n", "\n  "))
 		os.Exit(2)
 	}
-	if err := run(cfg, startLogging()); err != nil {
-		log.Fatal(err)
+	obs, logs := startLogging()
+	if err := run(cfg, obs); err != nil {
+		log.Fatal(err) // through logs: the pending access lines come first
 	}
+	logs.Close()
 }
 
 // run starts the service from a validated configuration and returns when
