@@ -85,12 +85,15 @@ func (o *operations) page(rq *request, p *Params, rows []uint32, bind uint64, it
 func (o *operations) brands(rq *request, p *Params) error {
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeBrands, nil, rq.lang)
-	var after *engine.BrandKey
-	if k, ok := engine.ParseBrandKey(openCursor(o.codec, rq, p.Cursor, bind)); ok {
-		after = &k
-	}
-	return o.page(rq, p, c.BrandsAfter(after), bind, rq.appendBrand,
-		func(dst []byte, r uint32) []byte { return c.BrandKeyOf(r).AppendPosition(dst) })
+	pos := openCursor(o.codec, rq, p.Cursor, bind)
+	return o.cachedPage(rq, cachedBrands, 0, pos, func() error {
+		var after *engine.BrandKey
+		if k, ok := engine.ParseBrandKey(pos); ok {
+			after = &k
+		}
+		return o.page(rq, p, c.BrandsAfter(after), bind, rq.appendBrand,
+			func(dst []byte, r uint32) []byte { return c.BrandKeyOf(r).AppendPosition(dst) })
+	})
 }
 
 // brandRow resolves the {slug} segment; 404 when no brand has it.
@@ -117,12 +120,15 @@ func (o *operations) models(rq *request, p *Params) error {
 	}
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeModels, c.BrandSlug.Bytes(brand), rq.lang)
-	var after *engine.ModelKey
-	if k, ok := engine.ParseModelKey(openCursor(o.codec, rq, p.Cursor, bind)); ok {
-		after = &k
-	}
-	return o.page(rq, p, c.ModelsAfter(brand, after), bind, rq.appendModel,
-		func(dst []byte, r uint32) []byte { return c.ModelKeyOf(r).AppendPosition(dst) })
+	pos := openCursor(o.codec, rq, p.Cursor, bind)
+	return o.cachedPage(rq, cachedModels, brand, pos, func() error {
+		var after *engine.ModelKey
+		if k, ok := engine.ParseModelKey(pos); ok {
+			after = &k
+		}
+		return o.page(rq, p, c.ModelsAfter(brand, after), bind, rq.appendModel,
+			func(dst []byte, r uint32) []byte { return c.ModelKeyOf(r).AppendPosition(dst) })
+	})
 }
 
 func (o *operations) generations(rq *request, p *Params) error {
@@ -132,12 +138,15 @@ func (o *operations) generations(rq *request, p *Params) error {
 	}
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeGenerations, binary.LittleEndian.AppendUint32(nil, c.ModelID[model]), rq.lang)
-	var after *engine.GenerationKey
-	if k, ok := engine.ParseGenerationKey(openCursor(o.codec, rq, p.Cursor, bind)); ok {
-		after = &k
-	}
-	return o.page(rq, p, c.GenerationsAfter(model, after), bind, rq.appendGeneration,
-		func(dst []byte, r uint32) []byte { return c.GenerationKeyOf(r).AppendPosition(dst) })
+	pos := openCursor(o.codec, rq, p.Cursor, bind)
+	return o.cachedPage(rq, cachedGenerations, model, pos, func() error {
+		var after *engine.GenerationKey
+		if k, ok := engine.ParseGenerationKey(pos); ok {
+			after = &k
+		}
+		return o.page(rq, p, c.GenerationsAfter(model, after), bind, rq.appendGeneration,
+			func(dst []byte, r uint32) []byte { return c.GenerationKeyOf(r).AppendPosition(dst) })
+	})
 }
 
 func (o *operations) generationVariants(rq *request, p *Params) error {
@@ -147,14 +156,17 @@ func (o *operations) generationVariants(rq *request, p *Params) error {
 	}
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeVariants, binary.LittleEndian.AppendUint32(nil, c.GenID[gen]), rq.lang)
-	after, _ := engine.ParseIDPosition(openCursor(o.codec, rq, p.Cursor, bind))
-	first, end := c.VariantsAfter(gen, after)
-	rows := rq.rows[:0]
-	for r := first; r < end && len(rows) <= p.Limit; r++ {
-		rows = append(rows, r)
-	}
-	rq.rows = rows
-	return o.variantPage(rq, p, rows, bind)
+	pos := openCursor(o.codec, rq, p.Cursor, bind)
+	return o.cachedPage(rq, cachedGenVariants, gen, pos, func() error {
+		after, _ := engine.ParseIDPosition(pos)
+		first, end := c.VariantsAfter(gen, after)
+		rows := rq.rows[:0]
+		for r := first; r < end && len(rows) <= p.Limit; r++ {
+			rows = append(rows, r)
+		}
+		rq.rows = rows
+		return o.variantPage(rq, p, rows, bind)
+	})
 }
 
 // variantPage renders a page of variant summaries: rows holds up to
