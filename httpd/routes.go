@@ -54,7 +54,7 @@ func (s *Service) routes() fasthttp.RequestHandler {
 		// Every response names the catalogue it was answered from; the
 		// keyed operations set it again from the view they answer from
 		// (run), in case a reload swapped the view in between.
-		ctx.Response.Header.SetBytesKV(headerCatalogueVersion, s.view.Load().version)
+		ctx.Response.Header.SetCanonical(headerCatalogueVersion, s.view.Load().version)
 		if e := framingRefusal(ctx); e != nil {
 			s.observe(ctx, unrouted, func(ctx *fasthttp.RequestCtx) { s.problem(ctx, e) })
 			return
@@ -84,7 +84,7 @@ func (s *Service) recovered(ctx *fasthttp.RequestCtx, h fasthttp.RequestHandler)
 func (s *Service) health(ctx *fasthttp.RequestCtx) {
 	ctx.SetBody(healthBody(s.view.Load()))
 	ctx.Response.Header.SetContentTypeBytes(contentTypeJSON)
-	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
+	ctx.Response.Header.SetCanonical(headerCacheControl, noStore)
 }
 
 func healthBody(v *view) []byte {
@@ -119,5 +119,5 @@ var (
 	// headerCatalogueVersion carries the SHA-256 of the snapshot file being
 	// served (engine.Meta.ContentHash): the hash a fleet's rollout points
 	// at, so a client or operator sees which catalogue answered.
-	headerCatalogueVersion = []byte("X-Catalogue-Version")
+	headerCatalogueVersion = canonical("X-Catalogue-Version")
 )
