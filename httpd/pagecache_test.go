@@ -86,3 +86,10 @@ func nextPath(t *testing.T, path string, r resp) string {
 	}
 	return path + "?cursor=" + next
 }
+
+// TestSummaries: the Variant objects pre-rendered at install are the ones
+// rendered on demand.
+func TestSummaries(t *testing.T) {
+	e := newEnv(t)
+	httpd.CheckSummaries(t, e.cat, e.codec)
+}
