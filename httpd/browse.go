@@ -85,14 +85,25 @@ func (o *operations) page(rq *request, p *Params, rows []uint32, bind uint64, it
 func (o *operations) brands(rq *request, p *Params) error {
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeBrands, nil, rq.lang)
+	return keyedPage(o, rq, p, cachedBrands, 0, bind, engine.ParseBrandKey, c.BrandsAfter, c.BrandKeyOf, rq.appendBrand)
+}
+
+// positioned is an engine list key: BrandKey, ModelKey, GenerationKey.
+type positioned interface{ AppendPosition(dst []byte) []byte }
+
+// keyedPage answers a page of a finite list keyset-paged by the engine key
+// K, from the body cache when it holds it: the rows after the cursor's
+// key (from the start without one), each rendered by item, and the key of
+// the last one sent as the next position.
+func keyedPage[K positioned](o *operations, rq *request, p *Params, route uint64, parent uint32, bind uint64,
+	parse func([]byte) (K, bool), after func(*K) []uint32, keyOf func(uint32) K, item func([]byte, uint32) []byte) error {
 	pos := openCursor(o.codec, rq, p.Cursor, bind)
-	return o.cachedPage(rq, cachedBrands, 0, pos, func() error {
-		var after *engine.BrandKey
-		if k, ok := engine.ParseBrandKey(pos); ok {
-			after = &k
+	return o.cachedPage(rq, route, parent, pos, func() error {
+		var at *K
+		if k, ok := parse(pos); ok {
+			at = &k
 		}
-		return o.page(rq, p, c.BrandsAfter(after), bind, rq.appendBrand,
-			func(dst []byte, r uint32) []byte { return c.BrandKeyOf(r).AppendPosition(dst) })
+		return o.page(rq, p, after(at), bind, item, func(dst []byte, r uint32) []byte { return keyOf(r).AppendPosition(dst) })
 	})
 }
 
@@ -120,15 +131,8 @@ func (o *operations) models(rq *request, p *Params) error {
 	}
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeModels, c.BrandSlug.Bytes(brand), rq.lang)
-	pos := openCursor(o.codec, rq, p.Cursor, bind)
-	return o.cachedPage(rq, cachedModels, brand, pos, func() error {
-		var after *engine.ModelKey
-		if k, ok := engine.ParseModelKey(pos); ok {
-			after = &k
-		}
-		return o.page(rq, p, c.ModelsAfter(brand, after), bind, rq.appendModel,
-			func(dst []byte, r uint32) []byte { return c.ModelKeyOf(r).AppendPosition(dst) })
-	})
+	return keyedPage(o, rq, p, cachedModels, brand, bind, engine.ParseModelKey,
+		func(k *engine.ModelKey) []uint32 { return c.ModelsAfter(brand, k) }, c.ModelKeyOf, rq.appendModel)
 }
 
 func (o *operations) generations(rq *request, p *Params) error {
@@ -138,15 +142,8 @@ func (o *operations) generations(rq *request, p *Params) error {
 	}
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeGenerations, binary.LittleEndian.AppendUint32(nil, c.ModelID[model]), rq.lang)
-	pos := openCursor(o.codec, rq, p.Cursor, bind)
-	return o.cachedPage(rq, cachedGenerations, model, pos, func() error {
-		var after *engine.GenerationKey
-		if k, ok := engine.ParseGenerationKey(pos); ok {
-			after = &k
-		}
-		return o.page(rq, p, c.GenerationsAfter(model, after), bind, rq.appendGeneration,
-			func(dst []byte, r uint32) []byte { return c.GenerationKeyOf(r).AppendPosition(dst) })
-	})
+	return keyedPage(o, rq, p, cachedGenerations, model, bind, engine.ParseGenerationKey,
+		func(k *engine.GenerationKey) []uint32 { return c.GenerationsAfter(model, k) }, c.GenerationKeyOf, rq.appendGeneration)
 }
 
 func (o *operations) generationVariants(rq *request, p *Params) error {

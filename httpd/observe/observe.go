@@ -188,7 +188,13 @@ func (rt *Route) Done(r *Request) {
 		linePool.Put(lb)
 		return
 	}
-	ob.log.LogAttrs(context.Background(), slog.LevelInfo, "request",
+	attrs := rt.accessAttrs(r)
+	ob.log.LogAttrs(context.Background(), slog.LevelInfo, "request", attrs[:]...)
+}
+
+// accessAttrs are the members of r's access-log line after "log".
+func (rt *Route) accessAttrs(r *Request) [8]slog.Attr {
+	return [8]slog.Attr{
 		slog.String("id", string(r.ID)),
 		slog.String("method", string(r.Method)),
 		slog.String("route", rt.name),
@@ -196,7 +202,7 @@ func (rt *Route) Done(r *Request) {
 		slog.Int("bytes", r.Bytes),
 		slog.Float64("ms", float64(r.Duration.Microseconds())/1000),
 		slog.String("key", KeyHash(r.Key)),
-		slog.String("peer", r.Peer.String()))
+		slog.String("peer", r.Peer.String())}
 }
 
 type lineBuf struct{ b []byte }

@@ -26,15 +26,8 @@ func TestAccessJSONIsSlogs(t *testing.T) {
 		var want bytes.Buffer
 		h := slog.NewJSONHandler(&want, nil).WithAttrs([]slog.Attr{slog.String("log", "access")})
 		rec := slog.NewRecord(at, slog.LevelInfo, "request", 0)
-		rec.AddAttrs(
-			slog.String("id", string(r.ID)),
-			slog.String("method", string(r.Method)),
-			slog.String("route", rt.name),
-			slog.Int("status", r.Status),
-			slog.Int("bytes", r.Bytes),
-			slog.Float64("ms", float64(r.Duration.Microseconds())/1000),
-			slog.String("key", KeyHash(r.Key)),
-			slog.String("peer", r.Peer.String()))
+		attrs := rt.accessAttrs(&r)
+		rec.AddAttrs(attrs[:]...)
 		if err := h.Handle(context.Background(), rec); err != nil {
 			t.Fatal(err)
 		}
