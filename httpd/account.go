@@ -16,12 +16,21 @@ import (
 func (o *operations) specCatalog(rq *request, p *Params) error {
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeSpecCatalog, nil, rq.lang)
-	start := 0
-	if key, ok := parseSpecPosition(openCursor(o.codec, rq, p.Cursor, bind)); ok {
-		if i, ok := c.SpecIndex(key); ok {
-			start = i + 1
+	pos := openCursor(o.codec, rq, p.Cursor, bind)
+	return o.cachedPage(rq, cachedSpecCatalog, 0, pos, func() error {
+		start := 0
+		if key, ok := parseSpecPosition(pos); ok {
+			if i, ok := c.SpecIndex(key); ok {
+				start = i + 1
+			}
 		}
-	}
+		return o.specPage(rq, p, start, bind)
+	})
+}
+
+// specPage renders the page of the spec dictionary from spec start.
+func (o *operations) specPage(rq *request, p *Params, start int, bind uint64) error {
+	c := rq.v.cat
 	end := min(len(c.Specs), start+p.Limit)
 	f := &rq.v.specs
 	b := append(rq.buf[:0], `{"data":[`...)

@@ -96,9 +96,9 @@ func appendRateLimit(dst []byte, w access.Window, remaining, reset int64) []byte
 }
 
 var (
-	headerRetryAfter      = []byte("Retry-After")
-	headerRateLimit       = []byte("RateLimit")
-	headerRateLimitPolicy = []byte("RateLimit-Policy")
+	headerRetryAfter      = canonical("Retry-After")
+	headerRateLimit       = canonical("RateLimit")
+	headerRateLimitPolicy = canonical("RateLimit-Policy")
 )
 
 const (

@@ -85,12 +85,32 @@ func (o *operations) page(rq *request, p *Params, rows []uint32, bind uint64, it
 func (o *operations) brands(rq *request, p *Params) error {
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeBrands, nil, rq.lang)
-	var after *engine.BrandKey
-	if k, ok := engine.ParseBrandKey(openCursor(o.codec, rq, p.Cursor, bind)); ok {
-		after = &k
+	return keyedPage(o, rq, p, cachedBrands, 0, bind, engine.ParseBrandKey,
+		func(k engine.BrandKey, ok bool) []uint32 { return c.BrandsAfter(ptrIf(&k, ok)) }, c.BrandKeyOf, rq.appendBrand)
+}
+
+// positioned is an engine list key: BrandKey, ModelKey, GenerationKey.
+type positioned interface{ AppendPosition(dst []byte) []byte }
+
+// keyedPage answers a page of a finite list keyset-paged by the engine key
+// K, from the body cache when it holds it: the rows after the cursor's
+// key (from the start when ok is false), each rendered by item, and the
+// key of the last one sent as the next position. The key goes to after by
+// value: a pointer through a function value would move it to the heap.
+func keyedPage[K positioned](o *operations, rq *request, p *Params, route uint64, parent uint32, bind uint64,
+	parse func([]byte) (K, bool), after func(k K, ok bool) []uint32, keyOf func(uint32) K, item func([]byte, uint32) []byte) error {
+	pos := openCursor(o.codec, rq, p.Cursor, bind)
+	return o.cachedPage(rq, route, parent, pos, func() error {
+		return o.page(rq, p, after(parse(pos)), bind, item, func(dst []byte, r uint32) []byte { return keyOf(r).AppendPosition(dst) })
+	})
+}
+
+// ptrIf returns k when ok, else nil: the engine's "after" argument.
+func ptrIf[K any](k *K, ok bool) *K {
+	if ok {
+		return k
 	}
-	return o.page(rq, p, c.BrandsAfter(after), bind, rq.appendBrand,
-		func(dst []byte, r uint32) []byte { return c.BrandKeyOf(r).AppendPosition(dst) })
+	return nil
 }
 
 // brandRow resolves the {slug} segment; 404 when no brand has it.
@@ -117,12 +137,8 @@ func (o *operations) models(rq *request, p *Params) error {
 	}
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeModels, c.BrandSlug.Bytes(brand), rq.lang)
-	var after *engine.ModelKey
-	if k, ok := engine.ParseModelKey(openCursor(o.codec, rq, p.Cursor, bind)); ok {
-		after = &k
-	}
-	return o.page(rq, p, c.ModelsAfter(brand, after), bind, rq.appendModel,
-		func(dst []byte, r uint32) []byte { return c.ModelKeyOf(r).AppendPosition(dst) })
+	return keyedPage(o, rq, p, cachedModels, brand, bind, engine.ParseModelKey,
+		func(k engine.ModelKey, ok bool) []uint32 { return c.ModelsAfter(brand, ptrIf(&k, ok)) }, c.ModelKeyOf, rq.appendModel)
 }
 
 func (o *operations) generations(rq *request, p *Params) error {
@@ -132,12 +148,8 @@ func (o *operations) generations(rq *request, p *Params) error {
 	}
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeGenerations, binary.LittleEndian.AppendUint32(nil, c.ModelID[model]), rq.lang)
-	var after *engine.GenerationKey
-	if k, ok := engine.ParseGenerationKey(openCursor(o.codec, rq, p.Cursor, bind)); ok {
-		after = &k
-	}
-	return o.page(rq, p, c.GenerationsAfter(model, after), bind, rq.appendGeneration,
-		func(dst []byte, r uint32) []byte { return c.GenerationKeyOf(r).AppendPosition(dst) })
+	return keyedPage(o, rq, p, cachedGenerations, model, bind, engine.ParseGenerationKey,
+		func(k engine.GenerationKey, ok bool) []uint32 { return c.GenerationsAfter(model, ptrIf(&k, ok)) }, c.GenerationKeyOf, rq.appendGeneration)
 }
 
 func (o *operations) generationVariants(rq *request, p *Params) error {
@@ -147,14 +159,17 @@ func (o *operations) generationVariants(rq *request, p *Params) error {
 	}
 	c := rq.v.cat
 	bind := binding(o.codec, tierFull, routeVariants, binary.LittleEndian.AppendUint32(nil, c.GenID[gen]), rq.lang)
-	after, _ := engine.ParseIDPosition(openCursor(o.codec, rq, p.Cursor, bind))
-	first, end := c.VariantsAfter(gen, after)
-	rows := rq.rows[:0]
-	for r := first; r < end && len(rows) <= p.Limit; r++ {
-		rows = append(rows, r)
-	}
-	rq.rows = rows
-	return o.variantPage(rq, p, rows, bind)
+	pos := openCursor(o.codec, rq, p.Cursor, bind)
+	return o.cachedPage(rq, cachedGenVariants, gen, pos, func() error {
+		after, _ := engine.ParseIDPosition(pos)
+		first, end := c.VariantsAfter(gen, after)
+		rows := rq.rows[:0]
+		for r := first; r < end && len(rows) <= p.Limit; r++ {
+			rows = append(rows, r)
+		}
+		rq.rows = rows
+		return o.variantPage(rq, p, rows, bind)
+	})
 }
 
 // variantPage renders a page of variant summaries: rows holds up to

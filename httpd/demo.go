@@ -147,7 +147,8 @@ func buildDemo(v *view, codec *publicid.Codec, upgradeURL string) *demoView {
 			b := rq.appendVariantFields(append([]byte(nil), `{"data":{`...), r)
 			b = rq.appendMeta(append(b, "},"...))
 			d.detailBody[li] = append(d.detailBody[li], fixed(append(b, '}')))
-			d.imagesBody[li] = append(d.imagesBody[li], fixed(rq.appendImages(nil, r)))
+			images, _ := rq.appendDataBody(nil, r, rq.appendImages)
+			d.imagesBody[li] = append(d.imagesBody[li], fixed(images))
 			for k := range d.specsBody {
 				rq.imperial = k == 1
 				obj := rq.appendVariantSpecs(nil, r)

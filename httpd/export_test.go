@@ -5,6 +5,7 @@ package httpd
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -60,4 +61,17 @@ func CheckDemoWithoutCatalogue(t testing.TB, c *engine.Catalogue, codec *publici
 // cursor of the order before ranking with it.
 func SearchCursor(codec *publicid.Codec, folded, lang string, pos []byte) string {
 	return string(codec.AppendCursor(nil, binding(codec, tierFull, routeSearch, []byte(folded), []byte(lang)), pos))
+}
+
+// CheckSummaries fails t unless every variant's pre-rendered Variant object
+// (view.summaries) is the one rendered on demand, and valid JSON.
+func CheckSummaries(t testing.TB, c *engine.Catalogue, codec *publicid.Codec) {
+	v := newView(c, codec, 1)
+	rq := &request{v: v}
+	for r := range uint32(len(c.VarID)) {
+		want := rq.renderVariant(nil, r)
+		if got := rq.appendVariant(nil, r); !bytes.Equal(got, want) || !json.Valid(want) {
+			t.Fatalf("row %d: pre-rendered %s\nrendered %s", r, got, want)
+		}
+	}
 }

@@ -85,7 +85,7 @@ func (o *operations) compare(rq *request, p *Params) error {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = rq.appendVariantSpecs(b, r)
+		b = o.appendSpecsObject(rq, b, r)
 		rq.synced = max(rq.synced, c.VarSyncedAt[r])
 	}
 	b = append(b, "],"...)

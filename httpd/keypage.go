@@ -34,7 +34,7 @@ func sendKeyPage(ctx *fasthttp.RequestCtx, status int, key *keyflow.IssuedKey, p
 	}
 	ctx.SetStatusCode(status)
 	ctx.SetContentType("text/html; charset=utf-8")
-	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
+	ctx.Response.Header.SetCanonical(headerCacheControl, noStore)
 	ctx.SetBody(b.Bytes())
 }
 

@@ -110,7 +110,7 @@ func (s *Service) sendJSON(ctx *fasthttp.RequestCtx, status int, data any) {
 	b = append(b, '}')
 	ctx.SetStatusCode(status)
 	ctx.Response.Header.SetContentTypeBytes(contentTypeJSON)
-	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
+	ctx.Response.Header.SetCanonical(headerCacheControl, noStore)
 	ctx.SetBody(b)
 }
 

@@ -168,15 +168,15 @@ func newPublicBody(body []byte, ctype string, cache []byte) *publicBody {
 func (p *publicBody) send(ctx *fasthttp.RequestCtx) {
 	h := &ctx.Response.Header
 	h.SetContentTypeBytes(p.ctype)
-	h.SetBytesKV(headerCacheControl, p.cache)
+	h.SetCanonical(headerCacheControl, p.cache)
 	h.SetBytesKV(headerNoSniff, noSniff)
 	enc := encIdentity
 	if len(p.body) >= minCompress {
-		h.SetBytesKV(headerVary, headerAcceptEncoding)
+		h.SetCanonical(headerVary, headerAcceptEncoding)
 		enc = negotiate(ctx.Request.Header.PeekBytes(headerAcceptEncoding))
 	}
 	tag := appendETag(make([]byte, 0, 24), p.sum, enc)
-	h.SetBytesKV(headerETag, tag)
+	h.SetCanonical(headerETag, tag)
 	if inm := ctx.Request.Header.PeekBytes(headerIfNoneMatch); len(inm) > 0 && etagMatches(inm, tag) {
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 		return
@@ -187,7 +187,7 @@ func (p *publicBody) send(ctx *fasthttp.RequestCtx) {
 	}
 	e := &p.enc[enc]
 	e.once.Do(func() { e.body = appendCompressed(nil, p.body, enc) })
-	h.SetBytesKV(headerContentEncoding, encNames[enc])
+	h.SetCanonical(headerContentEncoding, encNames[enc])
 	ctx.Response.SetBodyRaw(e.body)
 }
 

@@ -74,7 +74,7 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation) {
 		ctx.Response.Header.Set(x402.HeaderResponse, header)
 		// Each payment buys one response: a cache must not replay it, with
 		// its receipt, as if it had been paid again.
-		ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
+		ctx.Response.Header.SetCanonical(headerCacheControl, noStore)
 		ctx.Response.Header.DelBytes(headerETag)
 	case sold.Outcome == x402.Refused:
 		header, _ := x402.EncodeHeader(sold.Response)

@@ -42,9 +42,9 @@ func (s *Service) SetDraining() { s.draining.Store(true) }
 func probe(ctx *fasthttp.RequestCtx, status int, body string) {
 	ctx.SetStatusCode(status)
 	ctx.SetContentType("application/json; charset=utf-8")
-	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
+	ctx.Response.Header.SetCanonical(headerCacheControl, noStore)
 	if status != fasthttp.StatusOK {
-		ctx.Response.Header.SetBytesKV(headerRetryAfter, []byte("5"))
+		ctx.Response.Header.SetCanonical(headerRetryAfter, []byte("5"))
 	}
 	ctx.SetBodyString(body)
 }

@@ -167,12 +167,12 @@ func writeProblem(ctx *fasthttp.RequestCtx, obs *observe.Observer, e *Error) {
 		h.Set(e.Header[i], e.Header[i+1])
 	}
 	if e.RetryAfter > 0 {
-		h.SetBytesKV(headerRetryAfter, strconv.AppendInt(nil, e.RetryAfter, 10))
+		h.SetCanonical(headerRetryAfter, strconv.AppendInt(nil, e.RetryAfter, 10))
 	}
 	ctx.SetBody(b)
 	ctx.SetStatusCode(e.Status)
 	ctx.SetContentType(contentProblem)
-	h.SetBytesKV(headerCacheControl, noStore)
+	h.SetCanonical(headerCacheControl, noStore)
 }
 
 func (s *Service) notFound(ctx *fasthttp.RequestCtx) {

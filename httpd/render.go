@@ -183,8 +183,17 @@ func (rq *request) appendGeneration(dst []byte, row uint32) []byte {
 	return append(dst, '}')
 }
 
-// appendVariant appends a Variant object: the summary of every list.
+// appendVariant appends a Variant object: the summary of every list,
+// pre-rendered for token ids (view.summaries).
 func (rq *request) appendVariant(dst []byte, row uint32) []byte {
+	if rq.raw {
+		return rq.renderVariant(dst, row)
+	}
+	return append(dst, rq.v.summary(row)...)
+}
+
+// renderVariant renders a Variant object.
+func (rq *request) renderVariant(dst []byte, row uint32) []byte {
 	return append(rq.appendVariantFields(append(dst, '{'), row), '}')
 }
 

@@ -1,6 +1,8 @@
 package httpd
 
 import (
+	"bytes"
+	"encoding/binary"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -36,6 +38,7 @@ type request struct {
 	enc []byte // compressed body
 	pos []byte // cursor positions
 	tmp []byte
+	id  []byte // a list page's identity (pageKey)
 	hdr []byte // header values
 
 	// The answer: body, its xxHash, and whether it is immutable (cached or
@@ -47,7 +50,7 @@ type request struct {
 }
 
 var requestPool = sync.Pool{New: func() any {
-	return &request{buf: make([]byte, 0, 16<<10), enc: make([]byte, 0, 4<<10), pos: make([]byte, 0, 64), tmp: make([]byte, 0, 64), hdr: make([]byte, 0, 64)}
+	return &request{buf: make([]byte, 0, 16<<10), enc: make([]byte, 0, 4<<10), pos: make([]byte, 0, 64), tmp: make([]byte, 0, 64), id: make([]byte, 0, 64), hdr: make([]byte, 0, 64)}
 }}
 
 func getRequest() *request { return requestPool.Get().(*request) }
@@ -56,7 +59,7 @@ func putRequest(rq *request) {
 	if cap(rq.buf) > 1<<20 { // do not keep a rare huge buffer alive
 		rq.buf = make([]byte, 0, 16<<10)
 	}
-	*rq = request{buf: rq.buf[:0], enc: rq.enc[:0], pos: rq.pos[:0], tmp: rq.tmp[:0], hdr: rq.hdr[:0], rows: rq.rows[:0], matches: rq.matches[:0]}
+	*rq = request{buf: rq.buf[:0], enc: rq.enc[:0], pos: rq.pos[:0], tmp: rq.tmp[:0], id: rq.id[:0], hdr: rq.hdr[:0], rows: rq.rows[:0], matches: rq.matches[:0]}
 	requestPool.Put(rq)
 }
 
@@ -96,10 +99,17 @@ func (rq *request) appendMeta(dst []byte) []byte {
 	return append(dst, `","units":"metric"}`...)
 }
 
-// Routes whose rendered bodies are cached, for bodyKey.
+// Routes whose rendered bodies are cached, for bodyKey and pageKey.
 const (
-	cachedVariant uint64 = 1
-	cachedSpecs   uint64 = 2
+	cachedVariant uint64 = iota + 1
+	cachedSpecs
+	cachedImages
+	cachedPrices
+	cachedBrands
+	cachedModels
+	cachedGenerations
+	cachedGenVariants
+	cachedSpecCatalog
 )
 
 // bodyKey identifies a rendered single-variant body exactly: the view, the
@@ -116,36 +126,88 @@ func (rq *request) bodyKey(route uint64, row uint32) uint64 {
 	return k
 }
 
-// rendered is an immutable rendered body and its content hash.
+// pageKey identifies a page of a finite list (brands, a brand's models, a
+// model's generations, a generation's variants, the spec dictionary): the
+// view, the route, the id view, the locale, the page size, the row whose
+// list it is and the position the page starts after (nil: the first page).
+// Those do not fit 64 bits, so the key is their hash and id their bytes
+// (in rq.id), which a cached page must match exactly.
+func (rq *request) pageKey(route uint64, parent uint32, pos []byte) (key uint64, id []byte) {
+	id = binary.LittleEndian.AppendUint32(rq.id[:0], rq.v.epoch)
+	id = binary.LittleEndian.AppendUint32(id, parent)
+	flags := byte(0)
+	if rq.raw {
+		flags = 1
+	}
+	id = append(id, byte(route), flags, byte(rq.p.Limit))
+	id = binary.LittleEndian.AppendUint16(id, uint16(rq.locale))
+	id = append(id, pos...)
+	rq.id = id
+	return xxhash.Sum64(id), id
+}
+
+// rendered is an immutable rendered body, its content hash and, for a
+// list page, the identity its key was hashed from (nil otherwise).
 type rendered struct {
 	body []byte
 	sum  uint64
+	id   []byte
+	data int // body[len(`{"data":`):data] is the data member's value
 }
 
-// cached makes the cached body of key the answer and reports true, or
-// reports false so that the operation renders it and calls store.
-func (o *operations) cached(rq *request, key uint64) bool {
+// cached makes the cached body of key, whose identity is id (nil for
+// bodyKey), the answer and reports true, or reports false so that the
+// operation renders it and calls store.
+func (o *operations) cached(rq *request, key uint64, id []byte) bool {
 	if o.bodies == nil {
 		return false
 	}
 	r, ok := o.bodies.Get(key)
-	if ok {
+	if ok && bytes.Equal(r.id, id) {
 		o.bodyHit()
 		rq.doneFixed(r.body, r.sum)
-	} else {
-		o.bodyMiss()
+		return true
 	}
-	return ok
+	o.bodyMiss()
+	return false
 }
 
-// store makes rq.buf the answer and keeps an immutable copy under key.
-func (o *operations) store(rq *request, key uint64) {
+// store makes rq.buf the answer and keeps an immutable copy under key
+// with its identity id (nil for bodyKey); data is the end of the data
+// member in rq.buf, or 0.
+func (o *operations) store(rq *request, key uint64, id []byte, data int) {
 	if o.bodies == nil {
 		rq.done()
 		return
 	}
-	r := &rendered{body: append([]byte(nil), rq.buf...)}
-	r.sum = xxhash.Sum64(r.body)
-	o.bodies.Set(key, r, int64(len(r.body))+64)
+	r := o.keep(key, append([]byte(nil), rq.buf...), id, data)
 	rq.doneFixed(r.body, r.sum)
+}
+
+// keep caches body, which it owns from then on, under key: see store.
+func (o *operations) keep(key uint64, body, id []byte, data int) *rendered {
+	r := &rendered{body: body, sum: xxhash.Sum64(body), data: data}
+	if id != nil {
+		r.id = append([]byte(nil), id...)
+	}
+	o.bodies.Set(key, r, int64(len(r.body)+len(r.id))+64)
+	return r
+}
+
+// cachedPage answers a page of a finite list from the body cache, or
+// renders it (render fills rq.buf and calls rq.done) and keeps it: see
+// pageKey.
+func (o *operations) cachedPage(rq *request, route uint64, parent uint32, pos []byte, render func() error) error {
+	if o.bodies == nil {
+		return render()
+	}
+	key, id := rq.pageKey(route, parent, pos)
+	if o.cached(rq, key, id) {
+		return nil
+	}
+	if err := render(); err != nil {
+		return err
+	}
+	o.store(rq, key, id, 0)
+	return nil
 }

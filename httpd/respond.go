@@ -24,17 +24,22 @@ var (
 )
 
 var (
-	headerETag            = []byte("ETag")
+	headerETag            = canonical("ETag")
 	headerIfNoneMatch     = []byte("If-None-Match")
-	headerCacheControl    = []byte("Cache-Control")
+	headerCacheControl    = canonical("Cache-Control")
 	noStore               = []byte("no-store") // the one Cache-Control value of answers no cache may keep
-	headerVary            = []byte("Vary")
-	headerContentLanguage = []byte("Content-Language")
-	headerContentEncoding = []byte("Content-Encoding")
+	headerVary            = canonical("Vary")
+	headerContentLanguage = canonical("Content-Language")
+	headerContentEncoding = canonical("Content-Encoding")
 	headerAcceptEncoding  = []byte("Accept-Encoding")
 	varyKeyed             = []byte("Accept-Encoding, X-Api-Key, Authorization")
 	contentTypeJSON       = []byte("application/json; charset=utf-8")
 )
+
+// canonical returns a response header's name as fasthttp writes it, so
+// that the hot path can set it with SetCanonical and skip normalizing it
+// on every request.
+func canonical(name string) []byte { return fasthttp.AppendNormalizedHeaderKey(nil, name) }
 
 // send sends the answer of rq as the 200 body of a keyed catalogue
 // response, with a strong ETag, Cache-Control and Vary, answering
@@ -53,15 +58,15 @@ func (s *Service) send(ctx *fasthttp.RequestCtx, rq *request) {
 	h := &ctx.Response.Header
 	h.SetContentTypeBytes(contentTypeJSON)
 	if rq.noStore {
-		h.SetBytesKV(headerCacheControl, noStore)
+		h.SetCanonical(headerCacheControl, noStore)
 	} else {
-		h.SetBytesKV(headerCacheControl, s.maxAge)
+		h.SetCanonical(headerCacheControl, s.maxAge)
 	}
-	h.SetBytesKV(headerVary, varyKeyed)
-	h.SetBytesKV(headerContentLanguage, rq.lang)
+	h.SetCanonical(headerVary, varyKeyed)
+	h.SetCanonical(headerContentLanguage, rq.lang)
 	tag := appendETag(rq.tmp[:0], sum, enc)
 	rq.tmp = tag
-	h.SetBytesKV(headerETag, tag)
+	h.SetCanonical(headerETag, tag)
 	if inm := ctx.Request.Header.PeekBytes(headerIfNoneMatch); len(inm) > 0 && etagMatches(inm, tag) {
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 		ctx.Response.ResetBody()
@@ -76,7 +81,7 @@ func (s *Service) send(ctx *fasthttp.RequestCtx, rq *request) {
 		}
 		return
 	}
-	h.SetBytesKV(headerContentEncoding, encNames[enc])
+	h.SetCanonical(headerContentEncoding, encNames[enc])
 	key := sum ^ encSalt[enc]
 	if s.cache != nil {
 		if b, ok := s.cache.Get(key); ok {

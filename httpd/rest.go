@@ -67,8 +67,8 @@ func (s *Service) handler(op *operation) fasthttp.RequestHandler {
 			s.problem(ctx, err)
 			return
 		}
-		ctx.Response.Header.SetBytesKV(headerRateLimitPolicy, s.policy[k.Plan])
-		ctx.Response.Header.SetBytesKV(headerRateLimit, rq.hdr)
+		ctx.Response.Header.SetCanonical(headerRateLimitPolicy, s.policy[k.Plan])
+		ctx.Response.Header.SetCanonical(headerRateLimit, rq.hdr)
 		if k.Plan == access.PlanFree {
 			s.deprecated(&ctx.Response.Header)
 		}
@@ -101,7 +101,7 @@ func (s *Service) run(ctx *fasthttp.RequestCtx, rq *request, op *operation, t ti
 		rq.p.Path = pathSegment(ctx.Path(), 2)
 	}
 	v := s.view.Load()
-	ctx.Response.Header.SetBytesKV(headerCatalogueVersion, v.version)
+	ctx.Response.Header.SetCanonical(headerCatalogueVersion, v.version)
 	return s.ops.answer(rq, v, op, t, ctx.QueryArgs(), false)
 }
 
@@ -124,7 +124,7 @@ func payableOf(op *operation) (Operation, bool) {
 	return 0, false
 }
 
-var headerRequestID = []byte(observe.HeaderRequestID)
+var headerRequestID = canonical(observe.HeaderRequestID)
 
 // freeDeprecated is when the free plan was deprecated (it is no longer
 // issued), as the Deprecation field (RFC 9745) gives it.
@@ -133,10 +133,17 @@ const freeDeprecated = "@1764547200" // 2025-12-01T00:00:00Z
 // deprecated marks the answer to a key of the deprecated free plan: when
 // it was deprecated, when it stops working, and where to go instead.
 func (s *Service) deprecated(h *fasthttp.ResponseHeader) {
-	h.Set("Deprecation", freeDeprecated)
-	h.SetBytesV("Sunset", s.sunset)
-	h.SetBytesV("Link", s.upgrade)
+	h.SetCanonical(headerDeprecation, freeDeprecatedValue)
+	h.SetCanonical(headerSunset, s.sunset)
+	h.SetCanonical(headerLink, s.upgrade)
 }
+
+var (
+	headerDeprecation   = canonical("Deprecation")
+	headerSunset        = canonical("Sunset")
+	headerLink          = canonical("Link")
+	freeDeprecatedValue = []byte(freeDeprecated)
+)
 
 // observed returns h recorded under rt: see observe.
 func (s *Service) observed(rt *observe.Route, h fasthttp.RequestHandler) fasthttp.RequestHandler {
@@ -150,8 +157,8 @@ func (s *Service) observe(ctx *fasthttp.RequestCtx, rt *observe.Route, h fasthtt
 	var buf [32]byte
 	p := peer(ctx)
 	id := s.obs.RequestID(buf[:0], ctx.Request.Header.PeekBytes(headerRequestID), p, s.opts.TrustedProxies)
-	ctx.Response.Header.SetBytesKV(headerRequestID, id)
+	ctx.Response.Header.SetCanonical(headerRequestID, id)
 	h(ctx)
 	rt.Done(&observe.Request{Method: ctx.Method(), Status: ctx.Response.StatusCode(), Bytes: len(ctx.Response.Body()),
-		ID: ctx.Response.Header.PeekBytes(headerRequestID), Key: apiKey(ctx), Peer: p, Duration: time.Since(start)})
+		ID: id, Key: apiKey(ctx), Peer: p, Duration: time.Since(start)})
 }

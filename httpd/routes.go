@@ -18,13 +18,12 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.HandleOPTIONS = true
-	observed := map[string]fasthttp.RequestHandler{} // each route's handler, observed under its path
-	get := func(path string, h fasthttp.RequestHandler) {
+	get := func(path string, h fasthttp.RequestHandler) fasthttp.RequestHandler {
 		h = s.observed(s.obs.Route(path), h)
-		observed[path] = h
 		r.GET(path, h)
 		r.HEAD(path, h)
 		s.registered = append(s.registered, openapi.Operation{Method: "GET", Path: path}, openapi.Operation{Method: "HEAD", Path: path})
+		return h
 	}
 	post := func(path string, h fasthttp.RequestHandler) {
 		r.POST(path, s.observed(s.obs.Route(path), h))
@@ -42,34 +41,27 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	get("/v1/keys/demo/verify", s.keyVerify)
 	// The keyed operations (operation.go): each declares its route, its
 	// parameters and its answers from the catalogue and the demo set.
+	var keyed dispatch // the keyed operations' GET and HEAD, past the router
 	for _, op := range keyedOperations {
-		get(op.path, s.handler(op))
+		keyed.add(op.path, get(op.path, s.handler(op)))
 	}
 	unrouted := s.obs.Route("unrouted") // requests no route answers
 	r.NotFound = s.observed(unrouted, s.notFound)
 	r.MethodNotAllowed = s.observed(unrouted, s.methodNotAllowed)
 	r.PanicHandler = s.panicked
 	slow := r.Handler
-	variant, specs := observed[opVariant.path], observed[opSpecs.path]
-	// The two hottest reads skip the router: its {id} parameters cost three
-	// allocations per request (see BenchmarkRouting).
 	return func(ctx *fasthttp.RequestCtx) {
 		// Every response names the catalogue it was answered from; the
 		// keyed operations set it again from the view they answer from
 		// (run), in case a reload swapped the view in between.
-		ctx.Response.Header.SetBytesKV(headerCatalogueVersion, s.view.Load().version)
+		ctx.Response.Header.SetCanonical(headerCatalogueVersion, s.view.Load().version)
 		if e := framingRefusal(ctx); e != nil {
 			s.observe(ctx, unrouted, func(ctx *fasthttp.RequestCtx) { s.problem(ctx, e) })
 			return
 		}
-		if (ctx.IsGet() || ctx.IsHead()) && bytes.HasPrefix(ctx.Path(), prefixVariants) {
-			rest := ctx.Path()[len(prefixVariants):]
-			switch i := bytes.IndexByte(rest, '/'); {
-			case i < 0 && len(rest) > 0:
-				variant(ctx)
-				return
-			case i > 0 && bytes.Equal(rest[i:], suffixSpecs):
-				specs(ctx)
+		if ctx.IsGet() || ctx.IsHead() {
+			if h := keyed.match(ctx.Request.URI().PathOriginal()); h != nil {
+				s.recovered(ctx, h)
 				return
 			}
 		}
@@ -77,11 +69,22 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	}
 }
 
+// recovered runs h and answers a panic with 500, as the router's
+// PanicHandler does for the routes it dispatches.
+func (s *Service) recovered(ctx *fasthttp.RequestCtx, h fasthttp.RequestHandler) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.panicked(ctx, v)
+		}
+	}()
+	h(ctx)
+}
+
 // health answers GET /v1/health: 200 while a catalogue is being served.
 func (s *Service) health(ctx *fasthttp.RequestCtx) {
 	ctx.SetBody(healthBody(s.view.Load()))
 	ctx.Response.Header.SetContentTypeBytes(contentTypeJSON)
-	ctx.Response.Header.SetBytesKV(headerCacheControl, noStore)
+	ctx.Response.Header.SetCanonical(headerCacheControl, noStore)
 }
 
 func healthBody(v *view) []byte {
@@ -116,7 +119,5 @@ var (
 	// headerCatalogueVersion carries the SHA-256 of the snapshot file being
 	// served (engine.Meta.ContentHash): the hash a fleet's rollout points
 	// at, so a client or operator sees which catalogue answered.
-	headerCatalogueVersion = []byte("X-Catalogue-Version")
-	prefixVariants         = []byte("/v1/variants/")
-	suffixSpecs            = []byte("/specs")
+	headerCatalogueVersion = canonical("X-Catalogue-Version")
 )

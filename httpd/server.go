@@ -72,7 +72,8 @@ type Options struct {
 	// CompressedCacheBytes bounds the cache of compressed bodies. Default
 	// 64 MiB; negative disables it.
 	CompressedCacheBytes int64
-	// BodyCacheBytes bounds the cache of rendered variant and specs bodies.
+	// BodyCacheBytes bounds the cache of rendered bodies: a variant, its
+	// specs, images and prices, and the pages of the finite lists.
 	// Default 256 MiB; negative disables it.
 	BodyCacheBytes int64
 	// SearchCacheBytes bounds the cache of first-page search results

@@ -75,40 +75,74 @@ func (o *operations) variantSpecs(rq *request, p *Params) error {
 	return o.variantBody(rq, p, cachedSpecs, rq.appendVariantSpecs)
 }
 
-// variantBody answers a cached single-variant route: the data object
+// variantBody answers a cached single-variant route: the data member
 // render appends, with meta, from the body cache when it holds it.
 func (o *operations) variantBody(rq *request, p *Params, route uint64, render func([]byte, uint32) []byte) error {
 	row, err := o.parseID(rq, publicid.Variant, p.Path)
 	if err != nil {
 		return err
 	}
-	key := rq.bodyKey(route, row)
-	if o.cached(rq, key) {
-		return nil
-	}
-	rq.synced = rq.v.cat.VarSyncedAt[row]
-	b := render(append(rq.buf[:0], `{"data":`...), row)
-	b = rq.appendMeta(append(b, ','))
-	rq.buf = append(b, '}')
-	o.store(rq, key)
+	o.variantRowBody(rq, row, route, render)
 	return nil
 }
 
-func (o *operations) variantImages(rq *request, p *Params) error {
-	row, err := o.parseID(rq, publicid.Variant, p.Path)
-	if err != nil {
-		return err
+// variantRowBody is variantBody for a variant row.
+func (o *operations) variantRowBody(rq *request, row uint32, route uint64, render func([]byte, uint32) []byte) {
+	key := rq.bodyKey(route, row)
+	if o.cached(rq, key, nil) {
+		return
 	}
 	rq.synced = rq.v.cat.VarSyncedAt[row]
-	rq.buf = rq.appendImages(rq.buf[:0], row)
-	return rq.done()
+	var data int
+	rq.buf, data = rq.appendDataBody(rq.buf[:0], row, render)
+	o.store(rq, key, nil, data)
 }
 
-// appendImages renders the ImageRef list body of a variant.
+// appendDataBody appends the success body whose data member is what
+// render appends for row, with meta; data is where that value ends.
+func (rq *request) appendDataBody(dst []byte, row uint32, render func([]byte, uint32) []byte) (b []byte, data int) {
+	b = render(append(dst, dataOpen...), row)
+	data = len(b)
+	b = rq.appendMeta(append(b, ','))
+	return append(b, '}'), data
+}
+
+// dataOpen opens every success body.
+const dataOpen = `{"data":`
+
+// appendSpecsObject appends the VariantSpecs object of row in the
+// request's locale, units and id view: the data member of its cached
+// specs body when the body cache holds it; otherwise rendered, and its
+// specs body cached for the next caller of either route.
+func (o *operations) appendSpecsObject(rq *request, dst []byte, row uint32) []byte {
+	if o.bodies == nil {
+		return rq.appendVariantSpecs(dst, row)
+	}
+	key := rq.bodyKey(cachedSpecs, row)
+	if r, ok := o.bodies.Get(key); ok && r.id == nil {
+		o.bodyHit()
+		return append(dst, r.body[len(dataOpen):r.data]...)
+	}
+	o.bodyMiss()
+	start := len(dst)
+	dst = rq.appendVariantSpecs(dst, row)
+	synced := rq.synced
+	rq.synced = rq.v.cat.VarSyncedAt[row]
+	body, data := rq.appendDataBody(make([]byte, 0, len(dst)-start+160), row, func(b []byte, _ uint32) []byte { return append(b, dst[start:]...) })
+	rq.synced = synced
+	o.keep(key, body, nil, data)
+	return dst
+}
+
+func (o *operations) variantImages(rq *request, p *Params) error {
+	return o.variantBody(rq, p, cachedImages, rq.appendImages)
+}
+
+// appendImages appends the ImageRef list of a variant.
 func (rq *request) appendImages(b []byte, row uint32) []byte {
 	c := rq.v.cat
 	first, end := c.VariantImages(row)
-	b = append(b, `{"data":[`...)
+	b = append(b, '[')
 	for i := first; i < end; i++ {
 		if i > first {
 			b = append(b, ',')
@@ -122,9 +156,7 @@ func (rq *request) appendImages(b []byte, row uint32) []byte {
 			b = append(b, `,"variant":"card"}`...)
 		}
 	}
-	b = append(b, "],"...)
-	b = rq.appendMeta(b)
-	return append(b, '}')
+	return append(b, ']')
 }
 
 func (o *operations) variantPrices(rq *request, p *Params) error {
@@ -132,12 +164,17 @@ func (o *operations) variantPrices(rq *request, p *Params) error {
 	if err != nil {
 		return err
 	}
-	c := rq.v.cat
-	if !c.VarHasPrice[row] {
+	if !rq.v.cat.VarHasPrice[row] {
 		return notFound("No price snapshot is recorded for variant " + quoted(p.Path) + ".")
 	}
-	rq.synced = c.VarSyncedAt[row]
-	b := append(rq.buf[:0], `{"data":{"variant_id":`...)
+	o.variantRowBody(rq, row, cachedPrices, rq.appendPrices)
+	return nil
+}
+
+// appendPrices appends the price snapshot of a variant.
+func (rq *request) appendPrices(b []byte, row uint32) []byte {
+	c := rq.v.cat
+	b = append(b, `{"variant_id":`...)
 	b = rq.appendVariantID(b, row)
 	b = append(b, `,"as_of":"`...)
 	b = appendDate(b, c.VarPriceAsOf[row])
@@ -147,5 +184,5 @@ func (o *operations) variantPrices(rq *request, p *Params) error {
 	} else {
 		b = strconv.AppendInt(b, int64(p), 10)
 	}
-	return rq.object(append(b, '}'))
+	return append(b, '}')
 }

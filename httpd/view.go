@@ -23,6 +23,13 @@ type view struct {
 	described   *described
 	localeBytes [][]byte     // each locale's code
 	vocab       vocabularies // the values parameters take, for schemas
+	// summaries holds every variant's Variant object with token ids, the
+	// item of the filter's and a generation's pages, rendered at install:
+	// row r's is summaries[summaryEnd[r-1]:summaryEnd[r]] (from 0 for row
+	// 0). Pointer-free, so the collector never scans it; raw ids (the apify
+	// plan) are rendered per request.
+	summaries  []byte
+	summaryEnd []uint32
 }
 
 // newView derives the view of c: tokens, pre-rendered spec fragments,
@@ -58,5 +65,28 @@ func newView(c *engine.Catalogue, codec *publicid.Codec, epoch uint32) *view {
 	for code := range c.Drives() {
 		v.vocab[drives] = append(v.vocab[drives], c.DriveSlug(uint8(code)))
 	}
+	v.renderSummaries()
 	return v
+}
+
+// renderSummaries fills summaries: about 270 bytes a variant.
+func (v *view) renderSummaries() {
+	rq := &request{v: v}
+	n := len(v.cat.VarID)
+	v.summaryEnd = make([]uint32, n)
+	b := make([]byte, 0, n*280)
+	for r := range n {
+		b = rq.renderVariant(b, uint32(r))
+		v.summaryEnd[r] = uint32(len(b))
+	}
+	v.summaries = b
+}
+
+// summary returns row's pre-rendered Variant object (token ids).
+func (v *view) summary(row uint32) []byte {
+	start := uint32(0)
+	if row > 0 {
+		start = v.summaryEnd[row-1]
+	}
+	return v.summaries[start:v.summaryEnd[row]]
 }

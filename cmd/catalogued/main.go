@@ -62,7 +62,7 @@ var (
 	drainTimeout    = flag.Duration("http.drainTimeout", 30*time.Second, "on SIGTERM, how long requests in flight may take to finish before the process exits anyway")
 	cacheMaxAge     = flag.Duration("http.cacheMaxAge", time.Hour, "max-age of Cache-Control on catalogue responses (rounded to seconds); clients revalidate with If-None-Match afterwards")
 	compressedCache = flag.Int64("http.compressedCacheBytes", 64<<20, "memory for compressed response bodies (gzip, br, zstd), in bytes; negative disables the cache. See also -http.bodyCacheBytes")
-	bodyCache       = flag.Int64("http.bodyCacheBytes", 256<<20, "memory for rendered variant and specs bodies, in bytes; negative disables the cache")
+	bodyCache       = flag.Int64("http.bodyCacheBytes", 256<<20, "memory for rendered bodies (a variant, its specs, images and prices, the pages of the finite lists: brands, models, generations, a generation's variants, the spec dictionary), in bytes; negative disables the cache")
 	searchCache     = flag.Int64("http.searchCacheBytes", 32<<20, "memory for the first pages of recent searches (matches, not bodies), in bytes; negative disables the cache")
 	cdnBase         = flag.String("images.cdnBase", "", "base URL of image URLs, without a trailing slash; empty uses the one recorded in the snapshot")
 	licensingURL    = flag.String("licensing.url", "https://vspec.example/licensing", "where GET /v1/export points buyers of licensed exports")
@@ -126,9 +126,11 @@ func main() {
 			n, map[bool]string{true: "problem", false: "problems"}[n == 1], strings.ReplaceAll(err.Error(), "\n", "\n  "))
 		os.Exit(2)
 	}
-	if err := run(cfg, startLogging()); err != nil {
-		log.Fatal(err)
+	obs, logs := startLogging()
+	if err := run(cfg, obs); err != nil {
+		log.Fatal(err) // through logs: the pending access lines come first
 	}
+	logs.Close()
 }
 
 // run starts the service from a validated configuration and returns when

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/logbuf"
 	"github.com/vspec/catalogue/httpd/observe"
 )
 
@@ -39,26 +40,41 @@ func checkLogFlags(bad func(name, format string, args ...any)) {
 
 // startLogging sends the process's logs, those of the log package
 // included, to standard error in the chosen format, and returns the
-// observer of requests.
-func startLogging() *observe.Observer {
-	h := logHandler(os.Stderr, *logFormat, term.IsTerminal(int(os.Stderr.Fd())))
-	logger := slog.New(h)
+// observer of requests and the writer in front of standard error, to be
+// closed last.
+//
+// In JSON the access log is rendered by hand and batched (httpd/logbuf):
+// one write per batch rather than per request, a few microseconds of every
+// request; the process's own lines are written at once, after the access
+// lines before them. A terminal's text lines go through slog.
+func startLogging() (*observe.Observer, *logbuf.Writer) {
+	tty := term.IsTerminal(int(os.Stderr.Fd()))
+	out := logbuf.New(os.Stderr, logbuf.DefaultInterval, logbuf.DefaultBatch)
+	logger := slog.New(logHandler(out, *logFormat, tty))
 	slog.SetDefault(logger) // the log package's lines go through it too
 	log.SetFlags(0)         // the handler writes the time
 	o := observe.Options{Sample: *accessSample}
-	if *accessLog {
+	switch {
+	case !*accessLog:
+	case logJSON(*logFormat, tty):
+		o.AccessLines = out
+	default:
 		o.AccessLog = logger.With("log", "access")
 	}
-	return observe.New(o)
+	return observe.New(o), out
 }
+
+// logJSON reports whether a format writes JSON: json, or auto when
+// standard error is not a terminal (tty false).
+func logJSON(format string, tty bool) bool { return format == "json" || format == "auto" && !tty }
 
 // logHandler is the slog handler of a format; auto is text on a terminal
 // (tty true) and JSON otherwise, for a log collector.
 func logHandler(w io.Writer, format string, tty bool) slog.Handler {
-	if format == "text" || format == "auto" && tty {
-		return slog.NewTextHandler(w, nil)
+	if logJSON(format, tty) {
+		return slog.NewJSONHandler(w, nil)
 	}
-	return slog.NewJSONHandler(w, nil)
+	return slog.NewTextHandler(w, nil)
 }
 
 // serverMetrics registers the server's own metrics beside the requests':

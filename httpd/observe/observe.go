@@ -22,8 +22,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"unsafe"
+
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/vspec/catalogue/engine/jsonenc"
 )
 
 // HeaderRequestID carries a request's id: accepted from a trusted proxy,
@@ -33,7 +37,8 @@ const HeaderRequestID = "X-Request-Id"
 // Observer records requests: ids, access log, metrics.
 type Observer struct {
 	set    *metrics.Set
-	log    *slog.Logger // nil: no access log
+	log    *slog.Logger // nil: no access log through slog
+	lines  LineWriter   // nil: no access log rendered by hand
 	sample uint64       // log one request in sample
 	seen   atomic.Uint64
 	prefix [8]byte // this process's random request-id prefix, hex
@@ -47,13 +52,23 @@ type Options struct {
 	// AccessLog receives one line per request (one in Sample); nil turns
 	// the access log off.
 	AccessLog *slog.Logger
+	// AccessLines, when set, receives the access log in place of
+	// AccessLog: each line rendered by hand as slog's JSONHandler renders
+	// the record of a logger With("log", "access") (the same members in
+	// the same order), without slog's work per record, and handed over
+	// whole. httpd/logbuf's Writer batches them.
+	AccessLines LineWriter
 	// Sample logs one request in Sample. Default 1: every request.
 	Sample uint64
 }
 
+// LineWriter takes whole log lines, each ending in a newline; it must not
+// keep line after it returns.
+type LineWriter interface{ WriteLine(line []byte) }
+
 // New returns an Observer with its own metric set.
 func New(o Options) *Observer {
-	ob := &Observer{set: metrics.NewSet(), log: o.AccessLog, sample: max(o.Sample, 1)}
+	ob := &Observer{set: metrics.NewSet(), log: o.AccessLog, lines: o.AccessLines, sample: max(o.Sample, 1)}
 	var p [4]byte
 	rand.Read(p[:])
 	hex.Encode(ob.prefix[:], p[:])
@@ -163,10 +178,23 @@ func (rt *Route) Done(r *Request) {
 		c.Inc()
 	}
 	ob := rt.ob
-	if ob.log == nil || ob.seen.Add(1)%ob.sample != 0 {
+	if ob.log == nil && ob.lines == nil || ob.seen.Add(1)%ob.sample != 0 {
 		return
 	}
-	ob.log.LogAttrs(context.Background(), slog.LevelInfo, "request",
+	if ob.lines != nil {
+		lb := linePool.Get().(*lineBuf)
+		lb.b = rt.appendAccessJSON(lb.b[:0], time.Now(), r)
+		ob.lines.WriteLine(lb.b)
+		linePool.Put(lb)
+		return
+	}
+	attrs := rt.accessAttrs(r)
+	ob.log.LogAttrs(context.Background(), slog.LevelInfo, "request", attrs[:]...)
+}
+
+// accessAttrs are the members of r's access-log line after "log".
+func (rt *Route) accessAttrs(r *Request) [8]slog.Attr {
+	return [8]slog.Attr{
 		slog.String("id", string(r.ID)),
 		slog.String("method", string(r.Method)),
 		slog.String("route", rt.name),
@@ -174,21 +202,80 @@ func (rt *Route) Done(r *Request) {
 		slog.Int("bytes", r.Bytes),
 		slog.Float64("ms", float64(r.Duration.Microseconds())/1000),
 		slog.String("key", KeyHash(r.Key)),
-		slog.String("peer", r.Peer.String()))
+		slog.String("peer", r.Peer.String())}
 }
+
+type lineBuf struct{ b []byte }
+
+var linePool = sync.Pool{New: func() any { return &lineBuf{b: make([]byte, 0, 512)} }}
+
+// appendAccessJSON appends the access-log line of r, logged at t, as
+// slog's JSONHandler writes it (see Options.AccessLines): its time format,
+// its string escaping, and ms as encoding/json writes the float (a
+// decimal of at most three places, trailing zeros dropped).
+func (rt *Route) appendAccessJSON(dst []byte, t time.Time, r *Request) []byte {
+	dst = append(dst, `{"time":"`...)
+	dst = t.AppendFormat(dst, time.RFC3339Nano)
+	dst = append(dst, `","level":"INFO","msg":"request","log":"access","id":`...)
+	dst = jsonenc.AppendString(dst, unsafeString(r.ID))
+	dst = append(dst, `,"method":`...)
+	dst = jsonenc.AppendString(dst, unsafeString(r.Method))
+	dst = append(dst, `,"route":`...)
+	dst = jsonenc.AppendString(dst, rt.name)
+	dst = append(dst, `,"status":`...)
+	dst = strconv.AppendInt(dst, int64(r.Status), 10)
+	dst = append(dst, `,"bytes":`...)
+	dst = strconv.AppendInt(dst, int64(r.Bytes), 10)
+	dst = append(dst, `,"ms":`...)
+	dst = appendMillis(dst, r.Duration.Microseconds())
+	dst = append(dst, `,"key":"`...)
+	dst = AppendKeyHash(dst, r.Key)
+	dst = append(dst, `","peer":"`...)
+	if r.Peer.IsValid() {
+		dst = r.Peer.AppendTo(dst)
+	} else {
+		dst = append(dst, "invalid IP"...) // what Addr.String says
+	}
+	return append(dst, "\"}\n"...)
+}
+
+// appendMillis appends us microseconds as milliseconds, the way
+// encoding/json writes float64(us)/1000: 0, 12, 0.074, 1.5.
+func appendMillis(dst []byte, us int64) []byte {
+	if us < 0 {
+		dst, us = append(dst, '-'), -us
+	}
+	dst = strconv.AppendInt(dst, us/1000, 10)
+	frac := us % 1000
+	if frac == 0 {
+		return dst
+	}
+	digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+	n := 3
+	for digits[n-1] == '0' {
+		n--
+	}
+	dst = append(dst, '.')
+	return append(dst, digits[:n]...)
+}
+
+// unsafeString is b as a string for a call that does not keep it.
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // KeyHash is a short, stable hash of an API key for logs: enough to tell
 // keys apart and to find one's lines given the key, never the key. Empty
 // without a key.
-func KeyHash(key []byte) string {
+func KeyHash(key []byte) string { return string(AppendKeyHash(nil, key)) }
+
+// AppendKeyHash appends KeyHash(key) to dst.
+func AppendKeyHash(dst, key []byte) []byte {
 	key = bytes.TrimSpace(key)
 	if len(key) == 0 {
-		return ""
+		return dst
 	}
-	var b [8]byte
 	h := xxhash.Sum64(key)
-	for i := range b {
-		b[i] = "0123456789abcdef"[h>>(60-4*uint(i))&0xf]
+	for i := range 8 {
+		dst = append(dst, "0123456789abcdef"[h>>(60-4*uint(i))&0xf])
 	}
-	return string(b[:])
+	return dst
 }

@@ -1,0 +1,78 @@
+package observe
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/netip"
+	"testing"
+	"time"
+)
+
+// TestAccessJSONIsSlogs: the access line rendered by hand is the line
+// slog's JSONHandler writes for the same record, byte for byte, so a log
+// collector sees no difference between the two paths.
+func TestAccessJSONIsSlogs(t *testing.T) {
+	rt := New(Options{}).Route("/v1/variants/{id}")
+	at := time.Date(2026, 11, 26, 20, 46, 52, 706678240, time.FixedZone("CET", 3600))
+	for _, r := range []Request{
+		{Method: []byte("GET"), Status: 200, Bytes: 9938, ID: []byte("543e607b-1"), Key: []byte("vsc_free_abc"), Peer: netip.MustParseAddr("127.0.0.1"), Duration: 74 * time.Microsecond},
+		{Method: []byte("HEAD"), Status: 304, ID: []byte("edge-42.a_b"), Peer: netip.MustParseAddr("2001:db8::1"), Duration: 0},
+		{Method: []byte("GE\"T\\\x01\xff"), Status: 404, Bytes: 156, ID: []byte("x"), Key: []byte("  k  "), Duration: 1500 * time.Microsecond},
+		{Method: []byte("POST"), Status: 503, Duration: 12*time.Millisecond + 345*time.Nanosecond},
+		{Method: []byte("GET"), Status: 200, Duration: 1234567 * time.Microsecond, Peer: netip.IPv4Unspecified()},
+		{Method: []byte("GET"), Status: 200, Duration: 1010 * time.Microsecond},
+	} {
+		var want bytes.Buffer
+		h := slog.NewJSONHandler(&want, nil).WithAttrs([]slog.Attr{slog.String("log", "access")})
+		rec := slog.NewRecord(at, slog.LevelInfo, "request", 0)
+		attrs := rt.accessAttrs(&r)
+		rec.AddAttrs(attrs[:]...)
+		if err := h.Handle(context.Background(), rec); err != nil {
+			t.Fatal(err)
+		}
+		if got := rt.appendAccessJSON(nil, at, &r); string(got) != want.String() {
+			t.Errorf("rendered by hand:\n%s\nslog:\n%s", got, want.String())
+		}
+	}
+}
+
+// TestAppendMillis: microseconds as encoding/json writes their float in
+// milliseconds, across the range of a request's duration.
+func TestAppendMillis(t *testing.T) {
+	for us := int64(0); us < 20000; us += 7 {
+		var want bytes.Buffer
+		slog.New(slog.NewJSONHandler(&want, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.MessageKey {
+				return slog.Attr{}
+			}
+			return a
+		}})).Info("", "ms", float64(us)/1000)
+		if got := `{"ms":` + string(appendMillis(nil, us)) + "}\n"; got != want.String() {
+			t.Fatalf("%d µs: %s, slog %s", us, got, want.String())
+		}
+	}
+}
+
+// TestAccessLinesSampled: with AccessLines, one request in Sample gets a
+// line, handed over whole.
+func TestAccessLinesSampled(t *testing.T) {
+	var lines collect
+	ob := New(Options{AccessLines: &lines, Sample: 3})
+	rt := ob.Route("/v1/brands")
+	for range 9 {
+		rt.Done(&Request{Method: []byte("GET"), Status: 200, ID: []byte("a-1"), Peer: netip.MustParseAddr("10.0.0.1")})
+	}
+	if len(lines) != 3 {
+		t.Fatalf("%d lines for 9 requests, one in 3 sampled", len(lines))
+	}
+	for _, l := range lines {
+		if !bytes.HasPrefix(l, []byte(`{"time":"`)) || !bytes.HasSuffix(l, []byte(`,"peer":"10.0.0.1"}`+"\n")) {
+			t.Errorf("line %q", l)
+		}
+	}
+}
+
+type collect [][]byte
+
+func (c *collect) WriteLine(l []byte) { *c = append(*c, append([]byte(nil), l...)) }
