@@ -672,6 +672,11 @@ func (c *car) familyFits(fuel string) bool {
 	return fits
 }
 
+// lowTorqueFuel are the fuels whose engines alone drive the car from
+// standstill: a small one's torque limits acceleration below about 75 kW
+// per tonne.
+var lowTorqueFuel = map[string]bool{"petrol": true, "lpg": true, "cng": true, "ethanol": true, "mild_hybrid": true}
+
 // typicalFuelShare is the share a fuel gets among a nameplate's versions when
 // its powertrain class would not draw it at all.
 var typicalFuelShare = map[string]float64{
@@ -848,6 +853,14 @@ func (c *car) performance(r *rng) {
 	// Below about 60 kW per tonne the gearing and the drag at speed cost
 	// more than power-to-weight says (Panda Hybrid 70 hp 14.7 s).
 	c.accel *= 1 + 0.03*math.Max(0, ratio-16)
+	if lowTorqueFuel[c.fuel] {
+		// Between about 75 and 60 kW per tonne a small petrol engine's
+		// torque (160-200 Nm) and the long gearing it is given for WLTP
+		// cost up to 6 % more (Clio TCe 100 11.8 s, Sandero TCe 90 12.2,
+		// Polo 1.0 TSI 95 10.8, 208 PureTech 100 9.9); a diesel's torque
+		// and a hybrid's or EV's motor fill the low revs instead.
+		c.accel *= 1 + 0.02*clamp(ratio-13, 0, 3)
+	}
 	switch c.fuel {
 	case "electric", "hydrogen":
 		c.accel *= 0.88
@@ -908,7 +921,10 @@ func (c *car) performance(r *rng) {
 	case "hydrogen":
 		l = 0.75 + c.weight*0.00012 // kg/100 km
 	}
-	l *= r.normal(1, 0.04)
+	// Versions of one engine differ by wheels, tyres and weight, which
+	// the formula already counts: what is left varies by a few per cent
+	// (C 200 W206 6.3-6.9 l across its trims), never by a tenth.
+	l *= clamp(r.normal(1, 0.025), 0.95, 1.05)
 	c.consumption = roundTo(l, 0.1)
 	c.co2 = math.Round(c.consumption * co2PerLitre[c.fuel])
 
