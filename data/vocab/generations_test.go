@@ -16,7 +16,7 @@ func bare(t testing.TB) *Vocabulary {
 	for i := range v.Models {
 		v.Models[i].Rank, v.Models[i].Marks = 0, nil
 	}
-	v.Powertrains, v.Engines, v.Electrified, v.HybridBoxes = nil, nil, nil, nil
+	v.Powertrains, v.Engines, v.Electrified, v.HybridBoxes, v.PowerCodes = nil, nil, nil, nil, nil
 	return &v
 }
 
@@ -312,6 +312,84 @@ func FuzzHybridGearboxes(f *testing.F) {
 		for _, g := range v.HybridBoxes {
 			if g.Gears < 1 || g.Transmission == "manual" || (g.Last != 0 && g.Last < g.First) {
 				t.Fatalf("accepted %+v", g)
+			}
+		}
+	})
+}
+
+func TestPowerCodesRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadPowerCodesFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("mercedes\t*\tpetrol\t2021\t\t180:0,200:190", "unknown brand")
+	f("mercedes-benz\tZ-Class\tpetrol\t2021\t\t180:0,200:190", "unknown nameplate")
+	f("mercedes-benz\t*\tmild_hybrid\t2021\t\t180:0,200:190", "petrol, diesel or plug_in_hybrid")
+	f("mercedes-benz\t*\tpetrol\t\t\t180:0,200:190", "bad first year")
+	f("mercedes-benz\t*\tpetrol\t2021\t2019\t180:0,200:190", "bad year")
+	f("mercedes-benz\t*\tpetrol\t2021\t\t180:0,200", "bad code")
+	f("mercedes-benz\t*\tpetrol\t2021\t\t180:10,200:190", "starts at 0 hp")
+	f("mercedes-benz\t*\tpetrol\t2021\t\t180:0,200:190,300:150", "rise")
+	f("mercedes-benz\t*\tpetrol\t2021\t\t180:0,200:190,150:230", "rise")
+	f("mercedes-benz\t*\tpetrol\t2014\t2021\t180:0\nmercedes-benz\t*\tpetrol\t2021\t\t180:0", "overlaps")
+	f("mercedes-benz\t*\tpetrol\t2021", "fields")
+}
+
+// TestPowerCodesData holds powercodes.tsv to cars as Mercedes sold them.
+func TestPowerCodesData(t *testing.T) {
+	v := load(t)
+	for _, c := range []struct {
+		model, fuel string
+		year, hp    int
+		want        int
+	}{
+		{"C-Class", "mild_hybrid", 2021, 204, 200}, // W206 C 200, not a C 250
+		{"C-Class", "petrol", 2021, 170, 180},
+		{"C-Class", "petrol", 2021, 258, 300},
+		{"C-Class", "petrol", 2014, 184, 200}, // W205 C 200
+		{"C-Class", "petrol", 2014, 211, 250},
+		{"C-Class", "petrol", 2007, 204, 250}, // W204 C 250 CGI
+		{"C-Class", "petrol", 2000, 163, 200}, // W203 C 200 Kompressor
+		{"C-Class", "diesel", 2021, 200, 220},
+		{"C-Class", "diesel", 2021, 265, 300},
+		{"E-Class", "diesel", 2016, 194, 220},
+		{"E-Class", "diesel", 2016, 258, 350},
+		{"S-Class", "mild_hybrid", 2021, 503, 580},
+		{"C-Class", "plug_in_hybrid", 2021, 313, 300},
+		{"C-Class", "plug_in_hybrid", 2014, 279, 350},
+		{"A-Class", "petrol", 2018, 163, 200}, // W177 A 200, a C 200 has 204 hp
+		{"A-Class", "petrol", 2018, 224, 250},
+		{"A-Class", "diesel", 2018, 150, 200},
+		{"A-Class", "plug_in_hybrid", 2019, 218, 250},
+	} {
+		if n, ok := v.PowerCode("mercedes-benz", c.model, c.fuel, c.year, c.hp); !ok || n != c.want {
+			t.Errorf("%s %s %d %d hp: %d (%v), want %d", c.model, c.fuel, c.year, c.hp, n, ok, c.want)
+		}
+	}
+	if _, ok := v.PowerCode("volkswagen", "Golf", "petrol", 2021, 150); ok {
+		t.Error("a Golf has a power code")
+	}
+}
+
+func FuzzPowerCodes(f *testing.F) {
+	f.Add([]byte("mercedes-benz\t*\tpetrol\t2021\t\t180:0,200:190,300:230\n"))
+	f.Add([]byte("mercedes-benz\tA-Class,GLA\tdiesel\t2018\t2020\t180:0,200:140\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadPowerCodesFrom(b); err != nil {
+			return
+		}
+		for _, r := range v.PowerCodes {
+			if len(r.Codes) == 0 || r.Codes[0].MinHP != 0 || (r.Last != 0 && r.Last < r.First) || powerCodeFuel(r.Fuel) != r.Fuel {
+				t.Fatalf("accepted %+v", r)
+			}
+			for i := 1; i < len(r.Codes); i++ {
+				if r.Codes[i].MinHP <= r.Codes[i-1].MinHP || r.Codes[i].Number <= r.Codes[i-1].Number {
+					t.Fatalf("accepted %+v", r)
+				}
 			}
 		}
 	})

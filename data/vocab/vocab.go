@@ -167,6 +167,9 @@ type Vocabulary struct {
 	// HybridBoxes are the hybrids' gearboxes of hybridgearboxes.tsv
 	// (HybridGearboxes looks them up).
 	HybridBoxes []HybridGearbox
+	// PowerCodes are the model-code numbers by power of powercodes.tsv
+	// (PowerCode looks them up).
+	PowerCodes []PowerCodes
 
 	specIndex map[string]int
 	enumIndex map[string]int
@@ -297,6 +300,7 @@ func Load() (*Vocabulary, error) {
 		{"gearboxes.tsv", v.loadGearboxesFrom},
 		{"electrified.tsv", v.loadElectrifiedFrom},
 		{"hybridgearboxes.tsv", v.loadHybridGearboxesFrom},
+		{"powercodes.tsv", v.loadPowerCodesFrom},
 	} {
 		b, err := files.ReadFile(t.name)
 		if err != nil {
