@@ -113,6 +113,12 @@ var powertrainRules = []struct {
 		}
 		return ""
 	}},
+	{"gearbox type the brand never fitted (gearboxtypes.tsv)", func(f *ptFacts) string {
+		if !f.anyYear(func(y int) bool { return f.v.Fitted(f.brand, f.model, f.fuel, f.transmission, y) }) {
+			return fmt.Sprintf("%s on a %s in %d-%d", f.transmission, f.fuel, f.from, f.to)
+		}
+		return ""
+	}},
 }
 
 func collectPTFacts(s *dataset.Set) (facts []ptFacts, demo map[int]bool) {
@@ -191,7 +197,7 @@ func TestPowertrainRulesCatch(t *testing.T) {
 	seedOf := func(brand, model string) vocab.ModelSeed { return nameplate(t, v, brand, model) }
 	car := func(brand, model, fuel, drive string, hp float64, from, to int) ptFacts {
 		return ptFacts{brand: brand, model: model, seed: seedOf(brand, model), fuel: fuel, drive: drive, hp: hp,
-			from: from, to: to, limits: v.PowertrainLimits(brand, model)}
+			from: from, to: to, limits: v.PowertrainLimits(brand, model), v: v}
 	}
 	f := func(rule int, c ptFacts, wantBad bool) {
 		t.Helper()
@@ -218,6 +224,11 @@ func TestPowertrainRulesCatch(t *testing.T) {
 	f(4, golf, true)
 	f(5, car("toyota", "Yaris", "petrol", "front", 400, 2011, 2014), true)
 	f(5, car("toyota", "Yaris", "petrol", "front", 100, 2011, 2014), false)
+	box := func(c ptFacts, transmission string) ptFacts { c.transmission = transmission; return c }
+	f(6, box(car("land-rover", "Discovery", "diesel", "all", 250, 2017, 2020), "dct"), true)
+	f(6, box(car("land-rover", "Discovery", "diesel", "all", 250, 2017, 2020), "automatic"), false)
+	f(6, box(car("volkswagen", "Golf", "petrol", "front", 150, 2012, 2016), "dct"), false)
+	f(6, box(car("toyota", "Auris", "diesel", "front", 90, 2012, 2015), "cvt"), true)
 }
 
 // formulaEngineBrands are the brands whose petrol, diesel and mild-hybrid

@@ -21,6 +21,7 @@
 //	hybridgearboxes.tsv the gearboxes of hybrids per brand (or nameplate) and model years: e-CVT, DCT, ...
 //	badges.tsv       engine and hybrid badges: the years each was on sale, its predecessor and successor
 //	gearboxes.tsv    automatic gearbox names: the years each was sold and the brands that used it
+//	gearboxtypes.tsv the DCTs, CVTs and automated manuals each brand (or nameplate) fitted, by fuel and model years
 //	powercodes.tsv   model-code numbers by power per brand, fuel and era (Mercedes' C 200 of 2021 has 204 hp)
 //
 // The package imports only the standard library. It must not import the

@@ -16,7 +16,7 @@ func bare(t testing.TB) *Vocabulary {
 	for i := range v.Models {
 		v.Models[i].Rank, v.Models[i].Marks = 0, nil
 	}
-	v.Powertrains, v.Engines, v.Electrified, v.HybridBoxes, v.PowerCodes = nil, nil, nil, nil, nil
+	v.Powertrains, v.Engines, v.Electrified, v.HybridBoxes, v.PowerCodes, v.GearboxTypes = nil, nil, nil, nil, nil, nil
 	return &v
 }
 
@@ -390,6 +390,103 @@ func FuzzPowerCodes(f *testing.F) {
 				if r.Codes[i].MinHP <= r.Codes[i-1].MinHP || r.Codes[i].Number <= r.Codes[i-1].Number {
 					t.Fatalf("accepted %+v", r)
 				}
+			}
+		}
+	})
+}
+
+func TestGearboxTypesRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadGearboxTypesFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("volkswagn\tdct\t\t2003", "unknown brand")
+	f("volkswagen\tmanual\t\t2003", "dct, cvt or amt")
+	f("volkswagen\tdct\tpetro\t2003", "unknown fuel")
+	f("volkswagen\tdct\t\t", "bad first year")
+	f("volkswagen\tdct\t\t2003\t2001", "bad year")
+	f("volkswagen\tdct\t\t2003\t\tGolf,911", "unknown nameplate")
+	f("volkswagen\tdct\t\t2003\t\tGolf,!up!", "either")
+	f("volkswagen\tdct\t\t2003\t\t!Golff", "unknown nameplate")
+	f("volkswagen\tdct", "fields")
+}
+
+// TestGearboxTypesData holds gearboxtypes.tsv to what the brands fitted,
+// and every hybrid gearbox of hybridgearboxes.tsv to it.
+func TestGearboxTypesData(t *testing.T) {
+	v := load(t)
+	for _, c := range []struct {
+		brand, model, fuel, transmission string
+		year                             int
+		want                             bool
+	}{
+		{"volkswagen", "Golf", "petrol", "dct", 2004, true},
+		{"volkswagen", "Golf", "petrol", "dct", 2002, false},
+		{"volkswagen", "up!", "petrol", "dct", 2016, false}, // an ASG, never a DSG
+		{"volkswagen", "up!", "petrol", "amt", 2016, true},
+		{"land-rover", "Discovery", "diesel", "dct", 2018, false}, // ZF automatics only
+		{"porsche", "Cayenne", "petrol", "dct", 2018, false},      // Tiptronic S
+		{"porsche", "911", "petrol", "dct", 2018, true},
+		{"toyota", "Auris", "diesel", "cvt", 2012, false},
+		{"toyota", "Auris", "petrol", "cvt", 2012, true},
+		{"toyota", "Yaris", "hybrid", "cvt", 2012, true},
+		{"mercedes-benz", "C-Class", "petrol", "dct", 2018, false},
+		{"mercedes-benz", "A-Class", "petrol", "dct", 2018, true},
+		{"bmw", "3 Series", "petrol", "manual", 2018, true},
+	} {
+		if got := v.Fitted(c.brand, c.model, c.fuel, c.transmission, c.year); got != c.want {
+			t.Errorf("%s %s %s %s %d: fitted %v, want %v", c.brand, c.model, c.fuel, c.transmission, c.year, got, c.want)
+		}
+	}
+	brandFrom := map[string]int{} // a brand's first model year (Cupra 2018)
+	for _, m := range v.Models {
+		if y, ok := brandFrom[m.Brand]; !ok || m.YearStart < y {
+			brandFrom[m.Brand] = m.YearStart
+		}
+	}
+	for _, h := range v.HybridBoxes {
+		for _, br := range h.Brands {
+			first := max(h.First, brandFrom[br])
+			for _, fu := range h.Fuels {
+				models := h.Models
+				if models == nil {
+					models = []string{""}
+				}
+				for _, m := range models {
+					if m == "" {
+						// A row for every nameplate needs a row for every nameplate.
+						ok := slices.ContainsFunc(v.GearboxTypes, func(g GearboxType) bool {
+							return g.Models == nil && g.Transmission == h.Transmission && g.Covers(br, "", fu, first)
+						})
+						if GovernedTransmission(h.Transmission) && !ok {
+							t.Errorf("hybridgearboxes.tsv: %s %s %s from %d is not in gearboxtypes.tsv", br, fu, h.Transmission, first)
+						}
+						continue
+					}
+					if !v.Fitted(br, m, fu, h.Transmission, first) {
+						t.Errorf("hybridgearboxes.tsv: %s %s %s %s from %d is not in gearboxtypes.tsv", br, m, fu, h.Transmission, first)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzGearboxTypes(f *testing.F) {
+	f.Add([]byte("volkswagen,audi\tdct\t\t2003\n"))
+	f.Add([]byte("toyota\tcvt\thybrid,plug_in_hybrid\t1997\t2020\tYaris,Auris\n"))
+	f.Add([]byte("volkswagen\tdct\t\t2003\t\t!up!,!Fox\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadGearboxTypesFrom(b); err != nil {
+			return
+		}
+		for _, g := range v.GearboxTypes {
+			if !GovernedTransmission(g.Transmission) || g.First == 0 || (g.Last != 0 && g.Last < g.First) || len(g.Brands) == 0 || (g.Models != nil && g.Except != nil) {
+				t.Fatalf("accepted %+v", g)
 			}
 		}
 	})

@@ -170,6 +170,9 @@ type Vocabulary struct {
 	// PowerCodes are the model-code numbers by power of powercodes.tsv
 	// (PowerCode looks them up).
 	PowerCodes []PowerCodes
+	// GearboxTypes are the DCTs, CVTs and automated manuals each brand
+	// fitted, of gearboxtypes.tsv (Fitted looks them up).
+	GearboxTypes []GearboxType
 
 	specIndex map[string]int
 	enumIndex map[string]int
@@ -301,6 +304,7 @@ func Load() (*Vocabulary, error) {
 		{"electrified.tsv", v.loadElectrifiedFrom},
 		{"hybridgearboxes.tsv", v.loadHybridGearboxesFrom},
 		{"powercodes.tsv", v.loadPowerCodesFrom},
+		{"gearboxtypes.tsv", v.loadGearboxTypesFrom},
 	} {
 		b, err := files.ReadFile(t.name)
 		if err != nil {
