@@ -256,10 +256,16 @@ func (c *car) powertrain(r *rng) {
 	c.kw = math.Max(25, math.Round(hp*0.7355))
 	c.hp = math.Round(c.kw * 1.35962)
 	c.checkDrive(r)
+	versioned := false
+	if c.isEV() {
+		versioned = c.evVersion(r)
+	}
 
 	switch c.fuel {
 	case "electric":
-		c.batteryKWh = math.Min(batteryFor(c.segment, c.year, r)*(1+0.05*math.Min(c.premium, 1.5)), 123)
+		if !versioned {
+			c.batteryKWh = math.Min(batteryFor(c.segment, c.year, r)*(1+0.05*math.Min(c.premium, 1.5)), 123)
+		}
 	case "plug_in_hybrid":
 		// A mark keeps its pack through its facelift (330e G20 and G20 LCI
 		// 12 kWh); a plug-in launched within a generation has the pack of
@@ -272,7 +278,9 @@ func (c *car) powertrain(r *rng) {
 	}
 	c.kerbWeight(r)
 	// Even the slowest car reaches 100 km/h within slowestAccel.
-	if c.weight/c.kw > maxKgPerKW {
+	// (A listed EV keeps its real motor: a 45 hp Spring is slow, and its
+	// 0-100 km/h is held at slowestAccel.)
+	if c.weight/c.kw > maxKgPerKW && !versioned {
 		c.kw = math.Ceil(c.weight / maxKgPerKW)
 		c.hp = math.Round(c.kw * 1.35962)
 		// The least powerful engine of the brand's families that is enough,
@@ -407,6 +415,23 @@ func (c *car) powertrain(r *rng) {
 		c.hybBattery = roundTo(r.between(0.4, 1.0), 0.01)
 	}
 	c.torque = math.Round(c.torque/5) * 5
+}
+
+// evVersion makes an electric car one of its nameplate's real versions of
+// its model year (evs.tsv): battery, power and driven wheels, the higher
+// trims the stronger versions. It reports false for nameplates not listed.
+func (c *car) evVersion(r *rng) bool {
+	vs := slices.Clone(c.vocab.EVVersions(c.brand, c.model, c.year))
+	if vs == nil {
+		return false
+	}
+	slices.SortStableFunc(vs, func(a, b vocab.EVVersion) int { return cmp.Compare(a.HP, b.HP) })
+	q := clamp(c.trimLevel*0.6+r.float()*0.55, 0, 1)
+	e := vs[min(len(vs)-1, int(q*float64(len(vs))))]
+	c.kw = math.Round(float64(e.HP) * 0.7355)
+	c.hp = math.Round(c.kw * 1.35962)
+	c.drive, c.batteryKWh = e.Drive, e.BatteryKWh
+	return true
 }
 
 // drawPower draws the power (hp) of a variant: within its segment's range
@@ -744,7 +769,15 @@ func (c *car) kerbWeight(r *rng) {
 		// weigh about what the engine, gearbox and tank did (e-208 50 kWh
 		// 1,530 kg against 1,165 for the 208 PureTech; ID.3 58 kWh 1,805
 		// against 1,330 for a Golf).
-		w += c.batteryKWh*7 - 30
+		//
+		// Packs of 2021 on carry cells of about 250 Wh/kg: 6 kg per kWh
+		// (Model 3 Long Range 2021 1,919 kg with 75 kWh, ID.4 77 kWh
+		// 2,124 kg).
+		perKWh := 7.0
+		if c.year >= 2021 {
+			perKWh = 6
+		}
+		w += c.batteryKWh*perKWh - 30
 	case "hydrogen":
 		w += 350
 	case "cng":
@@ -752,7 +785,14 @@ func (c *car) kerbWeight(r *rng) {
 	case "lpg":
 		w += 30
 	}
-	w += 0.25 * c.kw // bigger engines, brakes and wheels
+	if c.isEV() {
+		// An electric motor's mass grows little with its power (the
+		// Model 3's 211 kW rear motor weighs about 90 kg): brakes and
+		// wheels remain.
+		w += 0.1 * c.kw
+	} else {
+		w += 0.25 * c.kw // bigger engines, brakes and wheels
+	}
 	c.weight = math.Round(w * clamp(r.normal(1, 0.02), 0.95, 1.05))
 }
 

@@ -16,7 +16,7 @@ func bare(t testing.TB) *Vocabulary {
 	for i := range v.Models {
 		v.Models[i].Rank, v.Models[i].Marks = 0, nil
 	}
-	v.Powertrains, v.Engines, v.Electrified, v.HybridBoxes, v.PowerCodes, v.GearboxTypes = nil, nil, nil, nil, nil, nil
+	v.Powertrains, v.Engines, v.Electrified, v.HybridBoxes, v.PowerCodes, v.GearboxTypes, v.EVs = nil, nil, nil, nil, nil, nil, nil
 	return &v
 }
 
@@ -487,6 +487,87 @@ func FuzzGearboxTypes(f *testing.F) {
 		for _, g := range v.GearboxTypes {
 			if !GovernedTransmission(g.Transmission) || g.First == 0 || (g.Last != 0 && g.Last < g.First) || len(g.Brands) == 0 || (g.Models != nil && g.Except != nil) {
 				t.Fatalf("accepted %+v", g)
+			}
+		}
+	})
+}
+
+func TestEVsRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadEVsFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("tesla\tModel 4\t2021\t\t75\t440\tall", "unknown nameplate")
+	f("tesla\tModel 3\t\t\t75\t440\tall", "bad first year")
+	f("tesla\tModel 3\t2021\t2019\t75\t440\tall", "bad year")
+	f("tesla\tModel 3\t2021\t\t750\t440\tall", "bad battery")
+	f("tesla\tModel 3\t2021\t\tNaN\t440\tall", "bad battery")
+	f("tesla\tModel 3\t2021\t\t75\t4400\tall", "bad power")
+	f("tesla\tModel 3\t2021\t\t75\t440\tawd", "front, rear or all")
+	f("tesla\tModel 3\t2021\t\t75\t440", "fields")
+}
+
+// TestEVsData holds evs.tsv to cars as they were sold, and EVVersions to
+// the nearest years outside a nameplate's rows.
+func TestEVsData(t *testing.T) {
+	v := load(t)
+	has := func(brand, model string, y int, kwh float64, hp int, drive string) bool {
+		for _, e := range v.EVVersions(brand, model, y) {
+			if e.BatteryKWh == kwh && e.HP == hp && e.Drive == drive {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range []struct {
+		brand, model string
+		year         int
+		kwh          float64
+		hp           int
+		drive        string
+		want         bool
+	}{
+		{"tesla", "Model 3", 2021, 75, 440, "all", true}, // Long Range AWD
+		{"tesla", "Model 3", 2021, 75, 440, "rear", false},
+		{"renault", "Zoe", 2020, 52, 135, "front", true}, // R135
+		{"renault", "Zoe", 2014, 52, 135, "front", false},
+		{"volkswagen", "ID.3", 2020, 62, 204, "rear", true}, // Pro Performance 58 kWh net
+		{"nissan", "Leaf", 2012, 24, 109, "front", true},
+		{"nissan", "Leaf", 2009, 24, 109, "front", true}, // before its rows: the nearest
+		{"dacia", "Spring", 2024, 27.4, 65, "front", true},
+	} {
+		if got := has(c.brand, c.model, c.year, c.kwh, c.hp, c.drive); got != c.want {
+			t.Errorf("%s %s %d %.1f kWh %d hp %s: %v, want %v", c.brand, c.model, c.year, c.kwh, c.hp, c.drive, got, c.want)
+		}
+	}
+	if v.EVVersions("volkswagen", "Passat", 2020) != nil {
+		t.Error("a Passat has electric versions")
+	}
+	// Every listed nameplate's powers lie inside its powertrains.tsv range.
+	for _, e := range v.EVs {
+		for y := e.From; y <= max(e.From, e.To); y++ {
+			if lo, hi, ok := v.PowertrainLimits(e.Brand, e.Model).HP(y); ok && (e.HP < lo || e.HP > hi) {
+				t.Errorf("evs.tsv %s %s %d: %d hp outside powertrains.tsv's %d-%d", e.Brand, e.Model, y, e.HP, lo, hi)
+				break
+			}
+		}
+	}
+}
+
+func FuzzEVs(f *testing.F) {
+	f.Add([]byte("tesla\tModel 3\t2021\t2023\t75\t440\tall\n"))
+	f.Add([]byte("renault\tZoe\t2020\t\t52\t135\tfront\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadEVsFrom(b); err != nil {
+			return
+		}
+		for _, e := range v.EVs {
+			if !(e.BatteryKWh >= 5 && e.BatteryKWh <= 250) || e.HP < 20 || (e.To != 0 && e.To < e.From) || (e.Drive != "front" && e.Drive != "rear" && e.Drive != "all") {
+				t.Fatalf("accepted %+v", e)
 			}
 		}
 	})

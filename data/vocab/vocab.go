@@ -173,6 +173,8 @@ type Vocabulary struct {
 	// GearboxTypes are the DCTs, CVTs and automated manuals each brand
 	// fitted, of gearboxtypes.tsv (Fitted looks them up).
 	GearboxTypes []GearboxType
+	// EVs are the electric versions of evs.tsv (EVVersions looks them up).
+	EVs []EVVersion
 
 	specIndex map[string]int
 	enumIndex map[string]int
@@ -305,6 +307,7 @@ func Load() (*Vocabulary, error) {
 		{"hybridgearboxes.tsv", v.loadHybridGearboxesFrom},
 		{"powercodes.tsv", v.loadPowerCodesFrom},
 		{"gearboxtypes.tsv", v.loadGearboxTypesFrom},
+		{"evs.tsv", v.loadEVsFrom},
 	} {
 		b, err := files.ReadFile(t.name)
 		if err != nil {
