@@ -183,6 +183,9 @@ func (c *car) shape(r *rng) {
 		c.width -= 120
 	}
 	c.height = r.normal(bodyHeight[c.body], 25)
+	if vs, ok := c.vanSize(); ok {
+		c.length, c.width, c.height = r.normal(vs.length, 150), r.normal(vs.width, 30), r.normal(vs.height, 40)
+	}
 	c.wheelbase = c.length * r.normal(sb.wbRatio, 0.01)
 	c.cd = r.normal(0.31, 0.02) + map[string]float64{"suv": 0.04, "van": 0.06, "pickup": 0.09, "mpv": 0.02, "coupe": -0.02, "roadster": 0.02}[c.body]
 	c.cd += math.Max(0, float64(2010-c.year)) * 0.002
@@ -734,6 +737,9 @@ func (c *car) kerbWeight(r *rng) {
 	vol := c.length * c.width * c.height
 	ref := sb.length * sb.width * refHeight
 	base := kerbBase[c.segment]
+	if vs, ok := c.vanSize(); ok {
+		ref, base = vs.length*vs.width*vs.height, vs.kerb
+	}
 	if c.segment == 'S' {
 		// A sports car's mass follows its power more than its size: MX-5
 		// 135 kW 1,105 kg, GR86 172 kW 1,275, 911 Carrera S 331 kW 1,590;
@@ -750,6 +756,9 @@ func (c *car) kerbWeight(r *rng) {
 	// Body, drive and engine add in proportion to the car's size (a
 	// city car's diesel weighs less than a saloon's).
 	size := kerbBase[c.segment] / kerbBase['C']
+	if vs, ok := c.vanSize(); ok {
+		size = vs.kerb / kerbBase['C']
+	}
 	w += kerbBody[c.body] * size
 	// Cars gained about 0.7 % a year until the early 2010s (Golf III about
 	// 1,100 kg, Golf VII 1,300), then stayed level.
@@ -794,6 +803,31 @@ func (c *car) kerbWeight(r *rng) {
 		w += 0.25 * c.kw // bigger engines, brakes and wheels
 	}
 	c.weight = math.Round(w * clamp(r.normal(1, 0.02), 0.95, 1.05))
+}
+
+// vanDims is the typical size (mm) and kerb weight (kg, with driver) of a
+// van size class.
+type vanDims struct{ length, width, height, kerb float64 }
+
+// vanClassSize are the van classes other than medium (vanclasses.tsv),
+// whose vans keep the V segment's figures (a Transporter, 1,900 kg): a
+// Piaggio Porter 3.4-4.0 m and 1,000-1,150 kg, a Caddy or Kangoo 4.4 m and
+// about 1,450 kg, a Sprinter, Transit or Ducato 5.9 m, 2.45 m high and
+// about 2,250 kg.
+var vanClassSize = map[string]vanDims{
+	"micro": {3700, 1480, 1900, 1000},
+	"small": {4450, 1820, 1830, 1450},
+	"large": {5900, 2050, 2450, 2250},
+}
+
+// vanSize is the size class of a van or light commercial's nameplate,
+// false for the medium class and for every other car.
+func (c *car) vanSize() (vanDims, bool) {
+	if c.segment != 'V' || (c.body != "van" && c.body != "pickup") || c.vocab == nil {
+		return vanDims{}, false
+	}
+	vs, ok := vanClassSize[c.vocab.VanClass(c.brand, c.model)]
+	return vs, ok
 }
 
 // quadricycle sets the figures of a light electric quadricycle.

@@ -572,3 +572,38 @@ func FuzzEVs(f *testing.F) {
 		}
 	})
 }
+
+func TestVanClassesRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadVanClassesFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("piaggio\tPorterr\tmicro", "unknown nameplate")
+	f("piaggio\tPorter\ttiny", "micro, small, medium or large")
+	f("piaggio\tPorter\tmicro\npiaggio\tPorter\tsmall", "twice")
+	f("piaggio\tPorter", "fields")
+	v := load(t)
+	for _, c := range [][3]string{{"piaggio", "Porter", "micro"}, {"volkswagen", "Caddy", "small"}, {"volkswagen", "Transporter", "medium"}, {"mercedes-benz", "Sprinter", "large"}} {
+		if got := v.VanClass(c[0], c[1]); got != c[2] {
+			t.Errorf("%s %s: %s, want %s", c[0], c[1], got, c[2])
+		}
+	}
+}
+
+func FuzzVanClasses(f *testing.F) {
+	f.Add([]byte("piaggio\tPorter\tmicro\nvolkswagen\tCaddy\tsmall\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadVanClassesFrom(b); err != nil {
+			return
+		}
+		for k, c := range v.vanClass {
+			if !slices.Contains(VanClasses, c) || !strings.Contains(k, "\t") {
+				t.Fatalf("accepted %q %q", k, c)
+			}
+		}
+	})
+}

@@ -176,6 +176,8 @@ type Vocabulary struct {
 	// EVs are the electric versions of evs.tsv (EVVersions looks them up).
 	EVs []EVVersion
 
+	vanClass map[string]string // vanclasses.tsv by brand and model (VanClass looks them up)
+
 	specIndex map[string]int
 	enumIndex map[string]int
 	intl      map[labelRef]bool
@@ -308,6 +310,7 @@ func Load() (*Vocabulary, error) {
 		{"powercodes.tsv", v.loadPowerCodesFrom},
 		{"gearboxtypes.tsv", v.loadGearboxTypesFrom},
 		{"evs.tsv", v.loadEVsFrom},
+		{"vanclasses.tsv", v.loadVanClassesFrom},
 	} {
 		b, err := files.ReadFile(t.name)
 		if err != nil {
