@@ -110,7 +110,9 @@ func mercedesGearbox(c *car) (string, int) {
 		}
 	}
 	switch {
-	case y >= 2013 && c.gears >= 8:
+	case y >= 2016 || (y >= 2013 && c.gears >= 8):
+		// From the W213 E-Class of 2016 on, every new generation's
+		// automatic is the 9G-TRONIC (a W206 C 200 has no 7G-TRONIC).
 		return "9G-TRONIC", 9
 	case y >= 2003:
 		return "7G-TRONIC", 7
@@ -324,11 +326,18 @@ func mercedesLetter(model string) (letter string, isClass bool) {
 
 func mercedesCode(model string, c *car) string {
 	letter, isClass := mercedesLetter(model)
-	var n int
-	switch c.fuel {
-	case "diesel":
+	// The number follows the power as the brand's price lists of the
+	// era give it (powercodes.tsv: a W206 C 200 has 204 hp, a W177 A 200
+	// 163); the ladders below serve the brands and EVs it does not list.
+	n, ok := 0, false
+	if c.fuel != "electric" && c.vocab != nil {
+		n, ok = c.vocab.PowerCode(c.brand, c.model, c.fuel, c.genYear, int(c.hp))
+	}
+	switch {
+	case ok:
+	case c.fuel == "diesel":
 		n = climb(c.kw, mercedesDiesel, 180)
-	case "electric":
+	case c.fuel == "electric":
 		n = climb(c.kw, mercedesEV, 250)
 	default:
 		n = climb(c.kw, mercedesPetrol, 160)

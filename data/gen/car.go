@@ -183,6 +183,9 @@ func (c *car) shape(r *rng) {
 		c.width -= 120
 	}
 	c.height = r.normal(bodyHeight[c.body], 25)
+	if vs, ok := c.vanSize(); ok {
+		c.length, c.width, c.height = r.normal(vs.length, 150), r.normal(vs.width, 30), r.normal(vs.height, 40)
+	}
 	c.wheelbase = c.length * r.normal(sb.wbRatio, 0.01)
 	c.cd = r.normal(0.31, 0.02) + map[string]float64{"suv": 0.04, "van": 0.06, "pickup": 0.09, "mpv": 0.02, "coupe": -0.02, "roadster": 0.02}[c.body]
 	c.cd += math.Max(0, float64(2010-c.year)) * 0.002
@@ -256,10 +259,16 @@ func (c *car) powertrain(r *rng) {
 	c.kw = math.Max(25, math.Round(hp*0.7355))
 	c.hp = math.Round(c.kw * 1.35962)
 	c.checkDrive(r)
+	versioned := false
+	if c.isEV() {
+		versioned = c.evVersion(r)
+	}
 
 	switch c.fuel {
 	case "electric":
-		c.batteryKWh = math.Min(batteryFor(c.segment, c.year, r)*(1+0.05*math.Min(c.premium, 1.5)), 123)
+		if !versioned {
+			c.batteryKWh = math.Min(batteryFor(c.segment, c.year, r)*(1+0.05*math.Min(c.premium, 1.5)), 123)
+		}
 	case "plug_in_hybrid":
 		// A mark keeps its pack through its facelift (330e G20 and G20 LCI
 		// 12 kWh); a plug-in launched within a generation has the pack of
@@ -272,7 +281,9 @@ func (c *car) powertrain(r *rng) {
 	}
 	c.kerbWeight(r)
 	// Even the slowest car reaches 100 km/h within slowestAccel.
-	if c.weight/c.kw > maxKgPerKW {
+	// (A listed EV keeps its real motor: a 45 hp Spring is slow, and its
+	// 0-100 km/h is held at slowestAccel.)
+	if c.weight/c.kw > maxKgPerKW && !versioned {
 		c.kw = math.Ceil(c.weight / maxKgPerKW)
 		c.hp = math.Round(c.kw * 1.35962)
 		// The least powerful engine of the brand's families that is enough,
@@ -407,6 +418,23 @@ func (c *car) powertrain(r *rng) {
 		c.hybBattery = roundTo(r.between(0.4, 1.0), 0.01)
 	}
 	c.torque = math.Round(c.torque/5) * 5
+}
+
+// evVersion makes an electric car one of its nameplate's real versions of
+// its model year (evs.tsv): battery, power and driven wheels, the higher
+// trims the stronger versions. It reports false for nameplates not listed.
+func (c *car) evVersion(r *rng) bool {
+	vs := slices.Clone(c.vocab.EVVersions(c.brand, c.model, c.year))
+	if vs == nil {
+		return false
+	}
+	slices.SortStableFunc(vs, func(a, b vocab.EVVersion) int { return cmp.Compare(a.HP, b.HP) })
+	q := clamp(c.trimLevel*0.6+r.float()*0.55, 0, 1)
+	e := vs[min(len(vs)-1, int(q*float64(len(vs))))]
+	c.kw = math.Round(float64(e.HP) * 0.7355)
+	c.hp = math.Round(c.kw * 1.35962)
+	c.drive, c.batteryKWh = e.Drive, e.BatteryKWh
+	return true
 }
 
 // drawPower draws the power (hp) of a variant: within its segment's range
@@ -672,6 +700,11 @@ func (c *car) familyFits(fuel string) bool {
 	return fits
 }
 
+// lowTorqueFuel are the fuels whose engines alone drive the car from
+// standstill: a small one's torque limits acceleration below about 75 kW
+// per tonne.
+var lowTorqueFuel = map[string]bool{"petrol": true, "lpg": true, "cng": true, "ethanol": true, "mild_hybrid": true}
+
 // typicalFuelShare is the share a fuel gets among a nameplate's versions when
 // its powertrain class would not draw it at all.
 var typicalFuelShare = map[string]float64{
@@ -704,6 +737,9 @@ func (c *car) kerbWeight(r *rng) {
 	vol := c.length * c.width * c.height
 	ref := sb.length * sb.width * refHeight
 	base := kerbBase[c.segment]
+	if vs, ok := c.vanSize(); ok {
+		ref, base = vs.length*vs.width*vs.height, vs.kerb
+	}
 	if c.segment == 'S' {
 		// A sports car's mass follows its power more than its size: MX-5
 		// 135 kW 1,105 kg, GR86 172 kW 1,275, 911 Carrera S 331 kW 1,590;
@@ -720,6 +756,9 @@ func (c *car) kerbWeight(r *rng) {
 	// Body, drive and engine add in proportion to the car's size (a
 	// city car's diesel weighs less than a saloon's).
 	size := kerbBase[c.segment] / kerbBase['C']
+	if vs, ok := c.vanSize(); ok {
+		size = vs.kerb / kerbBase['C']
+	}
 	w += kerbBody[c.body] * size
 	// Cars gained about 0.7 % a year until the early 2010s (Golf III about
 	// 1,100 kg, Golf VII 1,300), then stayed level.
@@ -739,7 +778,15 @@ func (c *car) kerbWeight(r *rng) {
 		// weigh about what the engine, gearbox and tank did (e-208 50 kWh
 		// 1,530 kg against 1,165 for the 208 PureTech; ID.3 58 kWh 1,805
 		// against 1,330 for a Golf).
-		w += c.batteryKWh*7 - 30
+		//
+		// Packs of 2021 on carry cells of about 250 Wh/kg: 6 kg per kWh
+		// (Model 3 Long Range 2021 1,919 kg with 75 kWh, ID.4 77 kWh
+		// 2,124 kg).
+		perKWh := 7.0
+		if c.year >= 2021 {
+			perKWh = 6
+		}
+		w += c.batteryKWh*perKWh - 30
 	case "hydrogen":
 		w += 350
 	case "cng":
@@ -747,8 +794,40 @@ func (c *car) kerbWeight(r *rng) {
 	case "lpg":
 		w += 30
 	}
-	w += 0.25 * c.kw // bigger engines, brakes and wheels
+	if c.isEV() {
+		// An electric motor's mass grows little with its power (the
+		// Model 3's 211 kW rear motor weighs about 90 kg): brakes and
+		// wheels remain.
+		w += 0.1 * c.kw
+	} else {
+		w += 0.25 * c.kw // bigger engines, brakes and wheels
+	}
 	c.weight = math.Round(w * clamp(r.normal(1, 0.02), 0.95, 1.05))
+}
+
+// vanDims is the typical size (mm) and kerb weight (kg, with driver) of a
+// van size class.
+type vanDims struct{ length, width, height, kerb float64 }
+
+// vanClassSize are the van classes other than medium (vanclasses.tsv),
+// whose vans keep the V segment's figures (a Transporter, 1,900 kg): a
+// Piaggio Porter 3.4-4.0 m and 1,000-1,150 kg, a Caddy or Kangoo 4.4 m and
+// about 1,450 kg, a Sprinter, Transit or Ducato 5.9 m, 2.45 m high and
+// about 2,250 kg.
+var vanClassSize = map[string]vanDims{
+	"micro": {3700, 1480, 1900, 1000},
+	"small": {4450, 1820, 1830, 1450},
+	"large": {5900, 2050, 2450, 2250},
+}
+
+// vanSize is the size class of a van or light commercial's nameplate,
+// false for the medium class and for every other car.
+func (c *car) vanSize() (vanDims, bool) {
+	if c.segment != 'V' || (c.body != "van" && c.body != "pickup") || c.vocab == nil {
+		return vanDims{}, false
+	}
+	vs, ok := vanClassSize[c.vocab.VanClass(c.brand, c.model)]
+	return vs, ok
 }
 
 // quadricycle sets the figures of a light electric quadricycle.
@@ -848,6 +927,14 @@ func (c *car) performance(r *rng) {
 	// Below about 60 kW per tonne the gearing and the drag at speed cost
 	// more than power-to-weight says (Panda Hybrid 70 hp 14.7 s).
 	c.accel *= 1 + 0.03*math.Max(0, ratio-16)
+	if lowTorqueFuel[c.fuel] {
+		// Between about 75 and 60 kW per tonne a small petrol engine's
+		// torque (160-200 Nm) and the long gearing it is given for WLTP
+		// cost up to 6 % more (Clio TCe 100 11.8 s, Sandero TCe 90 12.2,
+		// Polo 1.0 TSI 95 10.8, 208 PureTech 100 9.9); a diesel's torque
+		// and a hybrid's or EV's motor fill the low revs instead.
+		c.accel *= 1 + 0.02*clamp(ratio-13, 0, 3)
+	}
 	switch c.fuel {
 	case "electric", "hydrogen":
 		c.accel *= 0.88
@@ -908,7 +995,10 @@ func (c *car) performance(r *rng) {
 	case "hydrogen":
 		l = 0.75 + c.weight*0.00012 // kg/100 km
 	}
-	l *= r.normal(1, 0.04)
+	// Versions of one engine differ by wheels, tyres and weight, which
+	// the formula already counts: what is left varies by a few per cent
+	// (C 200 W206 6.3-6.9 l across its trims), never by a tenth.
+	l *= clamp(r.normal(1, 0.025), 0.95, 1.05)
 	c.consumption = roundTo(l, 0.1)
 	c.co2 = math.Round(c.consumption * co2PerLitre[c.fuel])
 

@@ -206,6 +206,27 @@ var editorRules = []editorRule{
 		}
 		return ""
 	}},
+	{"EV battery, power or drive not one of the nameplate's versions (evs.tsv)", func(f *variantFacts) string {
+		if f.fuel != "electric" {
+			return ""
+		}
+		v := vocab.Default()
+		listed := false
+		for y := f.year; y <= f.yearEnd; y++ {
+			for _, e := range v.EVVersions(f.brand, f.model, y) {
+				listed = true
+				// Figures the variant does not record (the catalogue's
+				// missing data) cannot disagree.
+				if (f.batteryKWh == 0 || math.Abs(e.BatteryKWh-f.batteryKWh) < 0.05) && (f.hp == 0 || math.Abs(float64(e.HP)-f.hp) <= 1) && e.Drive == f.drive {
+					return ""
+				}
+			}
+		}
+		if !listed {
+			return ""
+		}
+		return fmt.Sprintf("%.1f kWh, %.0f hp, %s drive in %d-%d", f.batteryKWh, f.hp, f.drive, f.year, f.yearEnd)
+	}},
 	{"0-100 km/h slower than 20 s", func(f *variantFacts) string {
 		if f.accel > slowestAccel {
 			return fmt.Sprintf("%.1f s", f.accel)

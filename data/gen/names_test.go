@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vspec/catalogue/data/vocab"
 )
 
 // nameRules are the invariants of variant names (issue 16, item 4): each
@@ -71,8 +74,26 @@ var nameRules = []editorRule{
 			tok = tok[1:]
 		}
 		var n int
-		if len(tok) == 0 || func() bool { _, err := fmt.Sscan(tok[0], &n); return err != nil }() || !mercedesNumberSet[n] {
+		if len(tok) == 0 || func() bool { _, err := fmt.Sscan(tok[0], &n); return err != nil }() || !(mercedesNumberSet[n] || vocab.Default().PowerCodeNumbers(f.brand)[n]) {
 			return "no Mercedes class number"
+		}
+		return ""
+	}},
+	{"Mercedes number not the one of its power in its era (powercodes.tsv)", func(f *variantFacts) string {
+		if f.brand != "mercedes-benz" || f.fuel == "electric" || f.fuel == "hydrogen" || f.hp == 0 {
+			return ""
+		}
+		want, ok := vocab.Default().PowerCode(f.brand, f.model, f.fuel, f.year, int(f.hp))
+		if !ok {
+			return ""
+		}
+		letter, isClass := mercedesLetter(f.model)
+		tok := strings.Fields(nameRest(f))
+		if isClass && len(tok) > 0 && tok[0] == letter {
+			tok = tok[1:]
+		}
+		if len(tok) == 0 || tok[0] != strconv.Itoa(want) {
+			return fmt.Sprintf("%.0f hp in %d is a %d", f.hp, f.year, want)
 		}
 		return ""
 	}},

@@ -113,6 +113,12 @@ var powertrainRules = []struct {
 		}
 		return ""
 	}},
+	{"gearbox type the brand never fitted (gearboxtypes.tsv)", func(f *ptFacts) string {
+		if !f.anyYear(func(y int) bool { return f.v.Fitted(f.brand, f.model, f.fuel, f.transmission, y) }) {
+			return fmt.Sprintf("%s on a %s in %d-%d", f.transmission, f.fuel, f.from, f.to)
+		}
+		return ""
+	}},
 }
 
 func collectPTFacts(s *dataset.Set) (facts []ptFacts, demo map[int]bool) {
@@ -191,7 +197,7 @@ func TestPowertrainRulesCatch(t *testing.T) {
 	seedOf := func(brand, model string) vocab.ModelSeed { return nameplate(t, v, brand, model) }
 	car := func(brand, model, fuel, drive string, hp float64, from, to int) ptFacts {
 		return ptFacts{brand: brand, model: model, seed: seedOf(brand, model), fuel: fuel, drive: drive, hp: hp,
-			from: from, to: to, limits: v.PowertrainLimits(brand, model)}
+			from: from, to: to, limits: v.PowertrainLimits(brand, model), v: v}
 	}
 	f := func(rule int, c ptFacts, wantBad bool) {
 		t.Helper()
@@ -218,21 +224,32 @@ func TestPowertrainRulesCatch(t *testing.T) {
 	f(4, golf, true)
 	f(5, car("toyota", "Yaris", "petrol", "front", 400, 2011, 2014), true)
 	f(5, car("toyota", "Yaris", "petrol", "front", 100, 2011, 2014), false)
+	box := func(c ptFacts, transmission string) ptFacts { c.transmission = transmission; return c }
+	f(6, box(car("land-rover", "Discovery", "diesel", "all", 250, 2017, 2020), "dct"), true)
+	f(6, box(car("land-rover", "Discovery", "diesel", "all", 250, 2017, 2020), "automatic"), false)
+	f(6, box(car("volkswagen", "Golf", "petrol", "front", 150, 2012, 2016), "dct"), false)
+	f(6, box(car("toyota", "Auris", "diesel", "front", 90, 2012, 2015), "cvt"), true)
 }
 
 // formulaEngineBrands are the brands whose petrol, diesel and mild-hybrid
 // engines engines.tsv does not list, so the generator derives them: the
-// microvans and light vans (Piaggio, DFSK, Maxus), which the generic van
-// physics makes about 1.7 t, too heavy for their real 1.2-1.5 l engines
-// to reach 100 km/h within slowestAccel; and the electric-first Chinese
-// brands (Voyah, Jaecoo, Leapmotor, Omoda), whose few combustion versions
-// the catalogue draws for nameplates Europe got as EVs or range extenders.
+// electric-first Chinese brands (Voyah, Jaecoo, Leapmotor, Omoda), whose few
+// combustion versions the catalogue draws for nameplates Europe got as EVs
+// or range extenders (their petrol engines are range extenders or were never
+// sold here, so there is no real family to list).
 var formulaEngineBrands = map[string]bool{
-	"piaggio": true, "dfsk": true, "maxus": true, "voyah": true, "jaecoo": true, "leapmotor": true, "omoda": true,
+	"voyah": true, "jaecoo": true, "leapmotor": true, "omoda": true,
 }
 
+// formulaEngineNameplates are the nameplates of brands with engine
+// families that keep the generator's derivation: Piaggio's three-wheeled Ape
+// (9-18 hp, 50-65 km/h) and four-wheeled Quargo (18-26 hp, about 70 km/h)
+// do not reach 100 km/h at all, so their real engines cannot give the
+// catalogue's 0-100 km/h within slowestAccel.
+var formulaEngineNameplates = map[string]bool{"piaggio/Ape": true, "piaggio/Quargo": true}
+
 // TestEngineFamiliesCoverBrands extends "engine not from its brand's
-// families" to every brand: each brand with a petrol, diesel or mild-hybrid
+// families" to every nameplate: each with a petrol, diesel or mild-hybrid
 // variant in the full catalogue has engine families, except the listed few.
 func TestEngineFamiliesCoverBrands(t *testing.T) {
 	s := full(t)
@@ -240,19 +257,25 @@ func TestEngineFamiliesCoverBrands(t *testing.T) {
 	without := map[string]int{}
 	for i := range facts {
 		f := &facts[i]
-		if vocab.FamilyKind(f.fuel, nil) == "" || formulaEngineBrands[f.brand] || f.dispCC == 0 {
+		if vocab.FamilyKind(f.fuel, nil) == "" || formulaEngineBrands[f.brand] || formulaEngineNameplates[f.brand+"/"+f.model] || f.dispCC == 0 {
 			continue
 		}
-		if s.Vocab.EngineFamilies(f.brand) == nil {
-			without[f.brand]++
+		if s.Vocab.EngineFamiliesFor(f.brand, f.model) == nil {
+			without[f.brand+"/"+f.model]++
 		}
 	}
 	if len(without) > 0 {
-		t.Errorf("brands with combustion variants and no engine families: %v", without)
+		t.Errorf("nameplates with combustion variants and no engine families: %v", without)
 	}
 	for b := range formulaEngineBrands {
 		if s.Vocab.EngineFamilies(b) != nil {
 			t.Errorf("%s has engine families now: drop it from formulaEngineBrands", b)
+		}
+	}
+	for k := range formulaEngineNameplates {
+		brand, model, _ := strings.Cut(k, "/")
+		if s.Vocab.EngineFamiliesFor(brand, model) != nil {
+			t.Errorf("%s has engine families now: drop it from formulaEngineNameplates", k)
 		}
 	}
 }

@@ -75,20 +75,6 @@ var referenceCars = []referenceCar{
 	{"mclaren", "720S", 2018, "4.0 V8 720", "petrol", "rear", 1520, 720, 2.9, 12.2},
 }
 
-// knownMisses are the reference figures the catalogue misses today, by
-// reference ("brand model year version") and figure, with the reason: they
-// print with "?" instead of failing, and fail once they fall inside the
-// band, so the entry goes. Each one is open work.
-var knownMisses = map[string]map[string]string{
-	// Both were inside the band until the plug-in and hybrid data of
-	// electrified.tsv changed which fuels these nameplates draw, and so
-	// which car comes closest: the generic 0-100 fit gives a 1,140 kg,
-	// 74 kW Clio about 10.1 s (Renault's long gearing makes 11.8), and the
-	// closest C 200 is one drawn 8 % under its model mean (6.1 l).
-	"renault Clio 2020 TCe 100":                         {"0-100": "a 74 kW B car's fit is about 10.1 s; Renault's gearing gives 11.8"},
-	"mercedes-benz C-Class 2021 C 200 (W206) 9G-TRONIC": {"consumption": "the closest C 200 drew 8 % under the model's 6.1 l"},
-}
-
 // referenceBand is how far a generated figure may lie from the published one.
 const referenceBand = 0.15
 
@@ -138,7 +124,6 @@ func TestReferenceCars(t *testing.T) {
 	var tab strings.Builder
 	fmt.Fprintf(&tab, "%-44s %-15s | %-48s | %11s %9s %11s %11s\n", "reference", "fuel", "closest generated", "kg", "hp", "0-100 s", "cons.")
 	bad := 0
-	var known []string
 	for _, ref := range referenceCars {
 		label := fmt.Sprintf("%s %s %d %s", ref.brand, ref.model, ref.year, ref.version)
 		si, ok := seedOf[ref.brand+"/"+ref.model]
@@ -191,27 +176,16 @@ func TestReferenceCars(t *testing.T) {
 		}
 		cell := func(what string, got, want float64) string {
 			mark := " "
-			outside := got <= 0 || math.Abs(got/want-1) > referenceBand
-			why, isKnown := knownMisses[label][what]
-			switch {
-			case outside && isKnown:
-				mark = "?"
-				known = append(known, fmt.Sprintf("%s %s: %s", label, what, why))
-			case outside:
+			if got <= 0 || math.Abs(got/want-1) > referenceBand {
 				mark = "!"
 				bad++
-			case isKnown:
-				mark = "!"
-				bad++
-				known = append(known, fmt.Sprintf("%s %s is inside the band now: drop it from knownMisses", label, what))
 			}
 			return fmt.Sprintf("%s%.4g/%.4g", mark, got, want)
 		}
 		fmt.Fprintf(&tab, "%-44.44s %-15s | %-48.48s | %11s %9s %11s %11s\n", label, ref.fuel,
 			fmt.Sprintf("%s%s %s (%d)", standIn, f.brand, f.name, f.year), cell("weight", f.weight, ref.kg), cell("power", f.hp, ref.hp), cell("0-100", f.accel, ref.accel), cell("consumption", cons, ref.consumption))
 	}
-	t.Logf("known misses (open work):\n  %s", strings.Join(known, "\n  "))
-	t.Logf("generated/published, ! outside ±%.0f %%, ? a known miss; ~ a car of the same brand and segment stands in for a model the catalogue lacks, ~~ one of another brand:\n%s", referenceBand*100, tab.String())
+	t.Logf("generated/published, ! outside ±%.0f %%; ~ a car of the same brand and segment stands in for a model the catalogue lacks, ~~ one of another brand:\n%s", referenceBand*100, tab.String())
 	if bad > 0 {
 		t.Errorf("%d figures of %d reference cars outside ±%.0f %% of the published ones (table above)", bad, len(referenceCars), referenceBand*100)
 	}

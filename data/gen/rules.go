@@ -26,6 +26,9 @@ func volumeBrand(brand string) bool {
 var haloModels = map[string]float64{
 	"ford/GT": 660, "ford/Mustang": 760, "chevrolet/Corvette": 755, "dodge/Viper": 654, "chrysler/Viper": 654,
 	"dodge/Challenger": 808, "dodge/Charger": 808, "nissan/GT-R": 600,
+	// Electric halo versions (evs.tsv): Kia EV6 GT 585 then 650 hp,
+	// Hyundai Ioniq 5 N 650 hp.
+	"kia/EV6": 650, "hyundai/Ioniq 5": 650,
 }
 
 // exoticHP is the power range (hp, current era) of the exotic brands'

@@ -327,6 +327,9 @@ func (c *car) chooseTransmission(r *rng) {
 			return
 		}
 		c.transmission = pick(r, []string{"automatic", "dct"})
+		if !c.fitted("dct") {
+			c.transmission = "automatic" // only the brands that fitted one (gearboxtypes.tsv)
+		}
 	default:
 		pAuto := 0.08 + 0.6*float64(c.year-1990)/36 + 0.3*c.trimLevel + 0.2*math.Min(c.premium, 1)
 		if c.style == "exotic" || c.premium >= 1.5 {
@@ -340,15 +343,16 @@ func (c *car) chooseTransmission(r *rng) {
 			}
 			return
 		}
-		dctBrands := map[string]bool{"volkswagen": true, "skoda": true, "seat": true, "cupra": true, "audi": true, "porsche": true, "hyundai": true, "kia": true, "renault": true, "ferrari": true, "mclaren": true, "lamborghini": true}
-		cvtBrands := map[string]bool{"nissan": true, "honda": true, "subaru": true, "toyota": true, "mitsubishi": true, "suzuki": true}
+		// A DCT, CVT or automated manual only where the brand fitted one
+		// to that fuel and nameplate in that year (gearboxtypes.tsv: no
+		// Land Rover DCT, no Toyota diesel CVT).
 		switch {
-		case c.year >= 2004 && dctBrands[c.brand] && r.chance(0.7):
+		case c.fitted("dct") && r.chance(0.7):
 			c.transmission = "dct"
-		case cvtBrands[c.brand] && r.chance(0.5):
+		case c.fitted("cvt") && r.chance(0.5):
 			c.transmission, c.gears = "cvt", 1
 			return
-		case c.segment == 'A' && c.year >= 2005 && c.year < 2019 && r.chance(0.4):
+		case c.segment == 'A' && c.fitted("amt") && r.chance(0.4):
 			c.transmission = "amt"
 		default:
 			c.transmission = "automatic"
@@ -372,6 +376,12 @@ func (c *car) chooseTransmission(r *rng) {
 			c.gears = 6 + r.intn(4)
 		}
 	}
+}
+
+// fitted reports whether the car's brand fitted a gearbox of that kind to
+// its nameplate and fuel in its model year (gearboxtypes.tsv).
+func (c *car) fitted(transmission string) bool {
+	return c.vocab.Fitted(c.brand, c.model, c.fuel, transmission, c.year)
 }
 
 // wheels sets rim size and tyre dimensions.

@@ -21,6 +21,10 @@
 //	hybridgearboxes.tsv the gearboxes of hybrids per brand (or nameplate) and model years: e-CVT, DCT, ...
 //	badges.tsv       engine and hybrid badges: the years each was on sale, its predecessor and successor
 //	gearboxes.tsv    automatic gearbox names: the years each was sold and the brands that used it
+//	gearboxtypes.tsv the DCTs, CVTs and automated manuals each brand (or nameplate) fitted, by fuel and model years
+//	evs.tsv          electric versions of the volume EVs per nameplate and model years: battery, power, drive
+//	vanclasses.tsv   size class of each van nameplate (micro, small, medium, large)
+//	powercodes.tsv   model-code numbers by power per brand, fuel and era (Mercedes' C 200 of 2021 has 204 hp)
 //
 // The package imports only the standard library. It must not import the
 // engine, the loader or anything under httpd.

@@ -16,7 +16,7 @@ func bare(t testing.TB) *Vocabulary {
 	for i := range v.Models {
 		v.Models[i].Rank, v.Models[i].Marks = 0, nil
 	}
-	v.Powertrains, v.Engines, v.Electrified, v.HybridBoxes = nil, nil, nil, nil
+	v.Powertrains, v.Engines, v.Electrified, v.HybridBoxes, v.PowerCodes, v.GearboxTypes, v.EVs = nil, nil, nil, nil, nil, nil, nil
 	return &v
 }
 
@@ -312,6 +312,297 @@ func FuzzHybridGearboxes(f *testing.F) {
 		for _, g := range v.HybridBoxes {
 			if g.Gears < 1 || g.Transmission == "manual" || (g.Last != 0 && g.Last < g.First) {
 				t.Fatalf("accepted %+v", g)
+			}
+		}
+	})
+}
+
+func TestPowerCodesRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadPowerCodesFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("mercedes\t*\tpetrol\t2021\t\t180:0,200:190", "unknown brand")
+	f("mercedes-benz\tZ-Class\tpetrol\t2021\t\t180:0,200:190", "unknown nameplate")
+	f("mercedes-benz\t*\tmild_hybrid\t2021\t\t180:0,200:190", "petrol, diesel or plug_in_hybrid")
+	f("mercedes-benz\t*\tpetrol\t\t\t180:0,200:190", "bad first year")
+	f("mercedes-benz\t*\tpetrol\t2021\t2019\t180:0,200:190", "bad year")
+	f("mercedes-benz\t*\tpetrol\t2021\t\t180:0,200", "bad code")
+	f("mercedes-benz\t*\tpetrol\t2021\t\t180:10,200:190", "starts at 0 hp")
+	f("mercedes-benz\t*\tpetrol\t2021\t\t180:0,200:190,300:150", "rise")
+	f("mercedes-benz\t*\tpetrol\t2021\t\t180:0,200:190,150:230", "rise")
+	f("mercedes-benz\t*\tpetrol\t2014\t2021\t180:0\nmercedes-benz\t*\tpetrol\t2021\t\t180:0", "overlaps")
+	f("mercedes-benz\t*\tpetrol\t2021", "fields")
+}
+
+// TestPowerCodesData holds powercodes.tsv to cars as Mercedes sold them.
+func TestPowerCodesData(t *testing.T) {
+	v := load(t)
+	for _, c := range []struct {
+		model, fuel string
+		year, hp    int
+		want        int
+	}{
+		{"C-Class", "mild_hybrid", 2021, 204, 200}, // W206 C 200, not a C 250
+		{"C-Class", "petrol", 2021, 170, 180},
+		{"C-Class", "petrol", 2021, 258, 300},
+		{"C-Class", "petrol", 2014, 184, 200}, // W205 C 200
+		{"C-Class", "petrol", 2014, 211, 250},
+		{"C-Class", "petrol", 2007, 204, 250}, // W204 C 250 CGI
+		{"C-Class", "petrol", 2000, 163, 200}, // W203 C 200 Kompressor
+		{"C-Class", "diesel", 2021, 200, 220},
+		{"C-Class", "diesel", 2021, 265, 300},
+		{"E-Class", "diesel", 2016, 194, 220},
+		{"E-Class", "diesel", 2016, 258, 350},
+		{"S-Class", "mild_hybrid", 2021, 503, 580},
+		{"C-Class", "plug_in_hybrid", 2021, 313, 300},
+		{"C-Class", "plug_in_hybrid", 2014, 279, 350},
+		{"A-Class", "petrol", 2018, 163, 200}, // W177 A 200, a C 200 has 204 hp
+		{"A-Class", "petrol", 2018, 224, 250},
+		{"A-Class", "diesel", 2018, 150, 200},
+		{"A-Class", "plug_in_hybrid", 2019, 218, 250},
+	} {
+		if n, ok := v.PowerCode("mercedes-benz", c.model, c.fuel, c.year, c.hp); !ok || n != c.want {
+			t.Errorf("%s %s %d %d hp: %d (%v), want %d", c.model, c.fuel, c.year, c.hp, n, ok, c.want)
+		}
+	}
+	if _, ok := v.PowerCode("volkswagen", "Golf", "petrol", 2021, 150); ok {
+		t.Error("a Golf has a power code")
+	}
+}
+
+func FuzzPowerCodes(f *testing.F) {
+	f.Add([]byte("mercedes-benz\t*\tpetrol\t2021\t\t180:0,200:190,300:230\n"))
+	f.Add([]byte("mercedes-benz\tA-Class,GLA\tdiesel\t2018\t2020\t180:0,200:140\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadPowerCodesFrom(b); err != nil {
+			return
+		}
+		for _, r := range v.PowerCodes {
+			if len(r.Codes) == 0 || r.Codes[0].MinHP != 0 || (r.Last != 0 && r.Last < r.First) || powerCodeFuel(r.Fuel) != r.Fuel {
+				t.Fatalf("accepted %+v", r)
+			}
+			for i := 1; i < len(r.Codes); i++ {
+				if r.Codes[i].MinHP <= r.Codes[i-1].MinHP || r.Codes[i].Number <= r.Codes[i-1].Number {
+					t.Fatalf("accepted %+v", r)
+				}
+			}
+		}
+	})
+}
+
+func TestGearboxTypesRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadGearboxTypesFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("volkswagn\tdct\t\t2003", "unknown brand")
+	f("volkswagen\tmanual\t\t2003", "dct, cvt or amt")
+	f("volkswagen\tdct\tpetro\t2003", "unknown fuel")
+	f("volkswagen\tdct\t\t", "bad first year")
+	f("volkswagen\tdct\t\t2003\t2001", "bad year")
+	f("volkswagen\tdct\t\t2003\t\tGolf,911", "unknown nameplate")
+	f("volkswagen\tdct\t\t2003\t\tGolf,!up!", "either")
+	f("volkswagen\tdct\t\t2003\t\t!Golff", "unknown nameplate")
+	f("volkswagen\tdct", "fields")
+}
+
+// TestGearboxTypesData holds gearboxtypes.tsv to what the brands fitted,
+// and every hybrid gearbox of hybridgearboxes.tsv to it.
+func TestGearboxTypesData(t *testing.T) {
+	v := load(t)
+	for _, c := range []struct {
+		brand, model, fuel, transmission string
+		year                             int
+		want                             bool
+	}{
+		{"volkswagen", "Golf", "petrol", "dct", 2004, true},
+		{"volkswagen", "Golf", "petrol", "dct", 2002, false},
+		{"volkswagen", "up!", "petrol", "dct", 2016, false}, // an ASG, never a DSG
+		{"volkswagen", "up!", "petrol", "amt", 2016, true},
+		{"land-rover", "Discovery", "diesel", "dct", 2018, false}, // ZF automatics only
+		{"porsche", "Cayenne", "petrol", "dct", 2018, false},      // Tiptronic S
+		{"porsche", "911", "petrol", "dct", 2018, true},
+		{"toyota", "Auris", "diesel", "cvt", 2012, false},
+		{"toyota", "Auris", "petrol", "cvt", 2012, true},
+		{"toyota", "Yaris", "hybrid", "cvt", 2012, true},
+		{"mercedes-benz", "C-Class", "petrol", "dct", 2018, false},
+		{"mercedes-benz", "A-Class", "petrol", "dct", 2018, true},
+		{"bmw", "3 Series", "petrol", "manual", 2018, true},
+	} {
+		if got := v.Fitted(c.brand, c.model, c.fuel, c.transmission, c.year); got != c.want {
+			t.Errorf("%s %s %s %s %d: fitted %v, want %v", c.brand, c.model, c.fuel, c.transmission, c.year, got, c.want)
+		}
+	}
+	brandFrom := map[string]int{} // a brand's first model year (Cupra 2018)
+	for _, m := range v.Models {
+		if y, ok := brandFrom[m.Brand]; !ok || m.YearStart < y {
+			brandFrom[m.Brand] = m.YearStart
+		}
+	}
+	for _, h := range v.HybridBoxes {
+		for _, br := range h.Brands {
+			first := max(h.First, brandFrom[br])
+			for _, fu := range h.Fuels {
+				models := h.Models
+				if models == nil {
+					models = []string{""}
+				}
+				for _, m := range models {
+					if m == "" {
+						// A row for every nameplate needs a row for every nameplate.
+						ok := slices.ContainsFunc(v.GearboxTypes, func(g GearboxType) bool {
+							return g.Models == nil && g.Transmission == h.Transmission && g.Covers(br, "", fu, first)
+						})
+						if GovernedTransmission(h.Transmission) && !ok {
+							t.Errorf("hybridgearboxes.tsv: %s %s %s from %d is not in gearboxtypes.tsv", br, fu, h.Transmission, first)
+						}
+						continue
+					}
+					if !v.Fitted(br, m, fu, h.Transmission, first) {
+						t.Errorf("hybridgearboxes.tsv: %s %s %s %s from %d is not in gearboxtypes.tsv", br, m, fu, h.Transmission, first)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzGearboxTypes(f *testing.F) {
+	f.Add([]byte("volkswagen,audi\tdct\t\t2003\n"))
+	f.Add([]byte("toyota\tcvt\thybrid,plug_in_hybrid\t1997\t2020\tYaris,Auris\n"))
+	f.Add([]byte("volkswagen\tdct\t\t2003\t\t!up!,!Fox\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadGearboxTypesFrom(b); err != nil {
+			return
+		}
+		for _, g := range v.GearboxTypes {
+			if !GovernedTransmission(g.Transmission) || g.First == 0 || (g.Last != 0 && g.Last < g.First) || len(g.Brands) == 0 || (g.Models != nil && g.Except != nil) {
+				t.Fatalf("accepted %+v", g)
+			}
+		}
+	})
+}
+
+func TestEVsRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadEVsFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("tesla\tModel 4\t2021\t\t75\t440\tall", "unknown nameplate")
+	f("tesla\tModel 3\t\t\t75\t440\tall", "bad first year")
+	f("tesla\tModel 3\t2021\t2019\t75\t440\tall", "bad year")
+	f("tesla\tModel 3\t2021\t\t750\t440\tall", "bad battery")
+	f("tesla\tModel 3\t2021\t\tNaN\t440\tall", "bad battery")
+	f("tesla\tModel 3\t2021\t\t75\t4400\tall", "bad power")
+	f("tesla\tModel 3\t2021\t\t75\t440\tawd", "front, rear or all")
+	f("tesla\tModel 3\t2021\t\t75\t440", "fields")
+}
+
+// TestEVsData holds evs.tsv to cars as they were sold, and EVVersions to
+// the nearest years outside a nameplate's rows.
+func TestEVsData(t *testing.T) {
+	v := load(t)
+	has := func(brand, model string, y int, kwh float64, hp int, drive string) bool {
+		for _, e := range v.EVVersions(brand, model, y) {
+			if e.BatteryKWh == kwh && e.HP == hp && e.Drive == drive {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range []struct {
+		brand, model string
+		year         int
+		kwh          float64
+		hp           int
+		drive        string
+		want         bool
+	}{
+		{"tesla", "Model 3", 2021, 75, 440, "all", true}, // Long Range AWD
+		{"tesla", "Model 3", 2021, 75, 440, "rear", false},
+		{"renault", "Zoe", 2020, 52, 135, "front", true}, // R135
+		{"renault", "Zoe", 2014, 52, 135, "front", false},
+		{"volkswagen", "ID.3", 2020, 62, 204, "rear", true}, // Pro Performance 58 kWh net
+		{"nissan", "Leaf", 2012, 24, 109, "front", true},
+		{"nissan", "Leaf", 2009, 24, 109, "front", true}, // before its rows: the nearest
+		{"dacia", "Spring", 2024, 27.4, 65, "front", true},
+	} {
+		if got := has(c.brand, c.model, c.year, c.kwh, c.hp, c.drive); got != c.want {
+			t.Errorf("%s %s %d %.1f kWh %d hp %s: %v, want %v", c.brand, c.model, c.year, c.kwh, c.hp, c.drive, got, c.want)
+		}
+	}
+	if v.EVVersions("volkswagen", "Passat", 2020) != nil {
+		t.Error("a Passat has electric versions")
+	}
+	// Every listed nameplate's powers lie inside its powertrains.tsv range.
+	for _, e := range v.EVs {
+		for y := e.From; y <= max(e.From, e.To); y++ {
+			if lo, hi, ok := v.PowertrainLimits(e.Brand, e.Model).HP(y); ok && (e.HP < lo || e.HP > hi) {
+				t.Errorf("evs.tsv %s %s %d: %d hp outside powertrains.tsv's %d-%d", e.Brand, e.Model, y, e.HP, lo, hi)
+				break
+			}
+		}
+	}
+}
+
+func FuzzEVs(f *testing.F) {
+	f.Add([]byte("tesla\tModel 3\t2021\t2023\t75\t440\tall\n"))
+	f.Add([]byte("renault\tZoe\t2020\t\t52\t135\tfront\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadEVsFrom(b); err != nil {
+			return
+		}
+		for _, e := range v.EVs {
+			if !(e.BatteryKWh >= 5 && e.BatteryKWh <= 250) || e.HP < 20 || (e.To != 0 && e.To < e.From) || (e.Drive != "front" && e.Drive != "rear" && e.Drive != "all") {
+				t.Fatalf("accepted %+v", e)
+			}
+		}
+	})
+}
+
+func TestVanClassesRejects(t *testing.T) {
+	f := func(content, wantErr string) {
+		t.Helper()
+		err := bare(t).loadVanClassesFrom([]byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+	f("piaggio\tPorterr\tmicro", "unknown nameplate")
+	f("piaggio\tPorter\ttiny", "micro, small, medium or large")
+	f("piaggio\tPorter\tmicro\npiaggio\tPorter\tsmall", "twice")
+	f("piaggio\tPorter", "fields")
+	v := load(t)
+	for _, c := range [][3]string{{"piaggio", "Porter", "micro"}, {"volkswagen", "Caddy", "small"}, {"volkswagen", "Transporter", "medium"}, {"mercedes-benz", "Sprinter", "large"}} {
+		if got := v.VanClass(c[0], c[1]); got != c[2] {
+			t.Errorf("%s %s: %s, want %s", c[0], c[1], got, c[2])
+		}
+	}
+}
+
+func FuzzVanClasses(f *testing.F) {
+	f.Add([]byte("piaggio\tPorter\tmicro\nvolkswagen\tCaddy\tsmall\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := v.loadVanClassesFrom(b); err != nil {
+			return
+		}
+		for k, c := range v.vanClass {
+			if !slices.Contains(VanClasses, c) || !strings.Contains(k, "\t") {
+				t.Fatalf("accepted %q %q", k, c)
 			}
 		}
 	})

@@ -167,6 +167,16 @@ type Vocabulary struct {
 	// HybridBoxes are the hybrids' gearboxes of hybridgearboxes.tsv
 	// (HybridGearboxes looks them up).
 	HybridBoxes []HybridGearbox
+	// PowerCodes are the model-code numbers by power of powercodes.tsv
+	// (PowerCode looks them up).
+	PowerCodes []PowerCodes
+	// GearboxTypes are the DCTs, CVTs and automated manuals each brand
+	// fitted, of gearboxtypes.tsv (Fitted looks them up).
+	GearboxTypes []GearboxType
+	// EVs are the electric versions of evs.tsv (EVVersions looks them up).
+	EVs []EVVersion
+
+	vanClass map[string]string // vanclasses.tsv by brand and model (VanClass looks them up)
 
 	specIndex map[string]int
 	enumIndex map[string]int
@@ -297,6 +307,10 @@ func Load() (*Vocabulary, error) {
 		{"gearboxes.tsv", v.loadGearboxesFrom},
 		{"electrified.tsv", v.loadElectrifiedFrom},
 		{"hybridgearboxes.tsv", v.loadHybridGearboxesFrom},
+		{"powercodes.tsv", v.loadPowerCodesFrom},
+		{"gearboxtypes.tsv", v.loadGearboxTypesFrom},
+		{"evs.tsv", v.loadEVsFrom},
+		{"vanclasses.tsv", v.loadVanClassesFrom},
 	} {
 		b, err := files.ReadFile(t.name)
 		if err != nil {

@@ -1,0 +1,102 @@
+package vocab
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// GearboxType is one row of gearboxtypes.tsv: a kind of gearbox (dct, cvt
+// or amt) brands fitted in a span of model years.
+type GearboxType struct {
+	Brands       []string
+	Transmission string
+	Fuels        []string // nil: every fuel
+	First, Last  int      // Last 0: still fitted
+	Models       []string // nil: every nameplate of the brands
+	Except       []string // the brands' nameplates that never had it
+}
+
+// GovernedTransmission reports whether gearboxtypes.tsv decides where a
+// transmission was fitted: a DCT, a CVT or an automated manual (a manual,
+// a torque-converter automatic and an EV's single speed are everyone's).
+func GovernedTransmission(t string) bool { return t == "dct" || t == "cvt" || t == "amt" }
+
+// Covers reports whether the row lets a brand's nameplate of fuel have
+// its transmission in model year y.
+func (g *GearboxType) Covers(brand, model, fuel string, y int) bool {
+	return slices.Contains(g.Brands, brand) && (g.Fuels == nil || slices.Contains(g.Fuels, fuel)) &&
+		y >= g.First && (g.Last == 0 || y <= g.Last) && (g.Models == nil || slices.Contains(g.Models, model)) &&
+		!slices.Contains(g.Except, model)
+}
+
+// Fitted reports whether the brand fitted transmission to the nameplate
+// with fuel in model year y: always for the kinds gearboxtypes.tsv does not
+// govern, else when one of its rows covers the car.
+func (v *Vocabulary) Fitted(brand, model, fuel, transmission string, y int) bool {
+	if !GovernedTransmission(transmission) {
+		return true
+	}
+	for i := range v.GearboxTypes {
+		if g := &v.GearboxTypes[i]; g.Transmission == transmission && g.Covers(brand, model, fuel, y) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadGearboxTypesFrom parses the content of gearboxtypes.tsv.
+func (v *Vocabulary) loadGearboxTypesFrom(b []byte) error {
+	brands := map[string]bool{}
+	for _, br := range v.Brands {
+		brands[br.Slug] = true
+	}
+	return rowsOf("gearboxtypes.tsv", b, 4, 6, func(_ int, f []string) error {
+		g := GearboxType{Brands: strings.Split(f[0], ","), Transmission: f[1]}
+		for _, br := range g.Brands {
+			if !brands[br] {
+				return fmt.Errorf("unknown brand %q", br)
+			}
+		}
+		if !GovernedTransmission(g.Transmission) {
+			return fmt.Errorf("transmission %q: dct, cvt or amt", g.Transmission)
+		}
+		if f[2] != "" {
+			for _, fu := range strings.Split(f[2], ",") {
+				if _, ok := v.EnumValueIndex("fuel", fu); !ok {
+					return fmt.Errorf("unknown fuel %q", fu)
+				}
+				g.Fuels = append(g.Fuels, fu)
+			}
+		}
+		var err error
+		if g.First, err = optionalYear(f[3], 1950); err != nil || g.First == 0 {
+			return fmt.Errorf("bad first year %q", f[3])
+		}
+		if g.Last, err = optionalYear(f[4], g.First); err != nil {
+			return err
+		}
+		if f[5] != "" {
+			for _, m := range strings.Split(f[5], ",") {
+				m, except := strings.CutPrefix(m, "!")
+				known := false
+				for _, br := range g.Brands {
+					known = known || slices.ContainsFunc(v.Models, func(ms ModelSeed) bool { return ms.Brand == br && ms.Name == m })
+				}
+				if !known {
+					return fmt.Errorf("unknown nameplate %q of %v", m, g.Brands)
+				}
+				if except {
+					g.Except = append(g.Except, m)
+				} else {
+					g.Models = append(g.Models, m)
+				}
+			}
+			if g.Models != nil && g.Except != nil {
+				return fmt.Errorf("models %q: either the nameplates that had it or those that did not", f[5])
+			}
+		}
+		v.GearboxTypes = append(v.GearboxTypes, g)
+		return nil
+	})
+}

@@ -1,0 +1,42 @@
+package vocab
+
+import "fmt"
+
+// VanClasses are the size classes of vanclasses.tsv.
+var VanClasses = []string{"micro", "small", "medium", "large"}
+
+// VanClass returns the size class of a van or light commercial nameplate
+// (vanclasses.tsv), "medium" when it is not listed.
+func (v *Vocabulary) VanClass(brand, model string) string {
+	if c, ok := v.vanClass[brand+"\t"+model]; ok {
+		return c
+	}
+	return "medium"
+}
+
+// loadVanClassesFrom parses the content of vanclasses.tsv.
+func (v *Vocabulary) loadVanClassesFrom(b []byte) error {
+	models := map[string]bool{}
+	for _, m := range v.Models {
+		models[m.Brand+"\t"+m.Name] = true
+	}
+	v.vanClass = map[string]string{}
+	return rowsOf("vanclasses.tsv", b, 3, 3, func(_ int, f []string) error {
+		key := f[0] + "\t" + f[1]
+		if !models[key] {
+			return fmt.Errorf("unknown nameplate %s %q", f[0], f[1])
+		}
+		known := false
+		for _, c := range VanClasses {
+			known = known || c == f[2]
+		}
+		if !known {
+			return fmt.Errorf("%s: class %q: micro, small, medium or large", f[1], f[2])
+		}
+		if _, dup := v.vanClass[key]; dup {
+			return fmt.Errorf("%s %q listed twice", f[0], f[1])
+		}
+		v.vanClass[key] = f[2]
+		return nil
+	})
+}
