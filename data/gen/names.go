@@ -163,8 +163,15 @@ func rawGearboxWord(c *car) string {
 	case "single_speed":
 		return ""
 	case "cvt":
+		// e-CVT is a hybrid's power-split "transmission"; Toyota calls its
+		// belt CVT for petrol engines Multidrive S.
 		if c.brand == "toyota" || c.brand == "lexus" {
-			return "e-CVT"
+			if c.fuel == "hybrid" || c.fuel == "plug_in_hybrid" {
+				return "e-CVT"
+			}
+			if c.brand == "toyota" {
+				return "Multidrive S"
+			}
 		}
 		return "CVT"
 	}

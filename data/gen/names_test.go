@@ -147,6 +147,17 @@ var nameRules = []editorRule{
 		}
 		return ""
 	}},
+	{"hybrid transmission on a car that is not a full or plug-in hybrid", func(f *variantFacts) string {
+		if f.fuel == "hybrid" || f.fuel == "plug_in_hybrid" {
+			return ""
+		}
+		for _, w := range strings.Fields(nameRest(f)) {
+			if hybridTransmissions[w] {
+				return w + " on a " + f.fuel
+			}
+		}
+		return ""
+	}},
 	{"trim of another brand, nameplate or era", func(f *variantFacts) string {
 		rest := " " + nameRest(f)
 		rest = strings.TrimSpace(yearTail.ReplaceAllString(rest, "")) + " "
@@ -200,3 +211,8 @@ func trimsLongestFirst() []string  { return longestFirst(trimRules) }
 func TestNameInvariants(t *testing.T) {
 	checkRules(t, nameRules)
 }
+
+// hybridTransmissions are the gearbox names only a full or plug-in hybrid
+// has: the power-split or motor-driven e-CVT, the Chinese brands' DHT,
+// PSA's e-EAT8 and its HYbrid4 diesels' ETG6.
+var hybridTransmissions = map[string]bool{"e-CVT": true, "DHT": true, "e-EAT8": true, "ETG6": true}
