@@ -14,7 +14,8 @@ func loadUnits(specs []SpecType) (map[string]Labels, error) {
 		used[s.Unit] = true
 	}
 	units := map[string]Labels{}
-	err := rows("units.tsv", 1+NumLocales, 1+NumLocales, func(_ int, f []string) error {
+	err := rows("units.tsv", 1+NumLocales, 1+NumLocales, func(rec *record) error {
+		f := rec.f
 		u := f[0]
 		if !used[u] || u == "" {
 			return fmt.Errorf("unit %q is no spec's unit", u)
