@@ -1,9 +1,5 @@
 package vocab
 
-import (
-	"fmt"
-)
-
 // Badge is one row of badges.tsv: the model years an engine or hybrid
 // badge was on sale and the badges names carry outside them.
 type Badge struct {
@@ -17,15 +13,11 @@ func (v *Vocabulary) loadBadgesFrom(b []byte) error {
 	v.Badges = map[string]Badge{}
 	return rowsOf("badges.tsv", b, 2, 5, func(rec *record) error {
 		f := rec.f
-		if f[0] == "" {
-			return fmt.Errorf("empty badge")
+		key, err := name(rec, "badge", v.Badges)
+		if err != nil {
+			return err
 		}
-		if _, dup := v.Badges[f[0]]; dup {
-			return fmt.Errorf("badge %q twice", f[0])
-		}
-		rec.who = f[0]
 		var bd Badge
-		var err error
 		if bd.First, err = rec.year(1, "year", 1900, true); err != nil {
 			return err
 		}
@@ -36,7 +28,7 @@ func (v *Vocabulary) loadBadgesFrom(b []byte) error {
 			return rec.errorf("last %d before first %d", bd.Last, bd.First)
 		}
 		bd.Before, bd.After = f[3], f[4]
-		v.Badges[f[0]] = bd
+		v.Badges[key] = bd
 		return nil
 	})
 }

@@ -39,16 +39,9 @@ func (v *Vocabulary) ElectrifiedFor(brand, model string) Electrified {
 // covers that year, i.e. the nameplate had no such version then.
 func (e Electrified) HP(fuel string, y int) (lo, hi int, ok bool) {
 	for _, r := range e {
-		if !r.Covers(fuel, y) {
-			continue
+		if r.Covers(fuel, y) {
+			lo, hi, ok = envelope(lo, hi, ok, r.HPMin, r.HPMax)
 		}
-		if !ok || r.HPMin < lo {
-			lo = r.HPMin
-		}
-		if !ok || r.HPMax > hi {
-			hi = r.HPMax
-		}
-		ok = true
 	}
 	return lo, hi, ok
 }

@@ -1,7 +1,5 @@
 package vocab
 
-import "fmt"
-
 // Gearbox is one row of gearboxes.tsv: an automatic gearbox name, the model
 // years it was sold and the brands that sold it under that name.
 type Gearbox struct {
@@ -15,15 +13,11 @@ func (v *Vocabulary) loadGearboxesFrom(b []byte) error {
 	k := v.known()
 	return rowsOf("gearboxes.tsv", b, 2, 4, func(rec *record) error {
 		f := rec.f
-		if f[0] == "" {
-			return fmt.Errorf("empty gearbox name")
+		key, err := name(rec, "gearbox", v.Gearboxes)
+		if err != nil {
+			return err
 		}
-		if _, dup := v.Gearboxes[f[0]]; dup {
-			return fmt.Errorf("gearbox %q twice", f[0])
-		}
-		rec.who = f[0]
 		var g Gearbox
-		var err error
 		if g.First, g.Last, err = rec.span(1, "first year", "last year", 1900); err != nil {
 			return err
 		}
@@ -32,7 +26,7 @@ func (v *Vocabulary) loadGearboxesFrom(b []byte) error {
 				return err
 			}
 		}
-		v.Gearboxes[f[0]] = g
+		v.Gearboxes[key] = g
 		return nil
 	})
 }

@@ -59,18 +59,20 @@ func (l Limits) Drives(y int) []string {
 // covering it); ok is false when no row gives one.
 func (l Limits) HP(y int) (lo, hi int, ok bool) {
 	for _, r := range l {
-		if !r.Covers(y) || r.HPMax == 0 {
-			continue
+		if r.Covers(y) && r.HPMax != 0 {
+			lo, hi, ok = envelope(lo, hi, ok, r.HPMin, r.HPMax)
 		}
-		if !ok || r.HPMin < lo {
-			lo = r.HPMin
-		}
-		if !ok || r.HPMax > hi {
-			hi = r.HPMax
-		}
-		ok = true
 	}
 	return lo, hi, ok
+}
+
+// envelope widens the range lo-hi, none when ok is false, to take in
+// from-to.
+func envelope(lo, hi int, ok bool, from, to int) (int, int, bool) {
+	if !ok {
+		return from, to, true
+	}
+	return min(lo, from), max(hi, to), true
 }
 
 // FourByFourOnly reports whether every row that names drives allows only

@@ -72,6 +72,20 @@ func (r *record) errorf(format string, args ...any) error {
 	return fmt.Errorf("%s: %w", r.who, err)
 }
 
+// name reads field 0 as the row's name, what it is about: not empty and
+// not yet in seen; what names the kind of row in the error ("badge").
+func name[T any](r *record, what string, seen map[string]T) (string, error) {
+	s := r.f[0]
+	if s == "" {
+		return "", fmt.Errorf("empty %s name", what)
+	}
+	if _, dup := seen[s]; dup {
+		return "", fmt.Errorf("%s %q twice", what, s)
+	}
+	r.who = s
+	return s, nil
+}
+
 // year reads field i, a model year from earliest to LastYear. An empty
 // field is 0 when optional and an error otherwise; what names the field in
 // the error ("bad first year ...").

@@ -256,41 +256,11 @@ func Default() *Vocabulary {
 // Load parses the embedded files.
 func Load() (*Vocabulary, error) {
 	v := &Vocabulary{specIndex: map[string]int{}, enumIndex: map[string]int{}, intl: map[labelRef]bool{}}
-	if err := v.loadGroups(); err != nil {
-		return nil, err
-	}
-	if err := v.loadEnums(); err != nil {
-		return nil, err
-	}
-	if err := v.loadSpecs(); err != nil {
-		return nil, err
-	}
-	for li := range Locales {
-		if err := v.loadLabels(li); err != nil {
+	// The dictionary first, then what names its values.
+	for _, load := range []func() error{v.loadGroups, v.loadEnums, v.loadSpecs, v.loadAllLabels, v.setUnits, v.loadBrands, v.loadModels, v.loadAliases} {
+		if err := load(); err != nil {
 			return nil, err
 		}
-	}
-	units, err := loadUnits(v.Specs)
-	if err != nil {
-		return nil, err
-	}
-	for i := range v.Specs {
-		st := &v.Specs[i]
-		for li := range st.Units {
-			st.Units[li] = st.Unit
-			if u, ok := units[st.Unit]; ok {
-				st.Units[li] = u[li]
-			}
-		}
-	}
-	if err := v.loadBrands(); err != nil {
-		return nil, err
-	}
-	if err := v.loadModels(); err != nil {
-		return nil, err
-	}
-	if err := v.loadAliases(); err != nil {
-		return nil, err
 	}
 	// The tables of real histories, each parsed from its bytes (the
 	// parsers are fuzzed); generations.tsv runs after the models.
@@ -420,6 +390,16 @@ func (v *Vocabulary) loadSpecs() error {
 		v.Specs = append(v.Specs, st)
 		return nil
 	})
+}
+
+// loadAllLabels fills the labels of every locale.
+func (v *Vocabulary) loadAllLabels() error {
+	for li := range Locales {
+		if err := v.loadLabels(li); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // loadLabels fills the labels of locale li. English comes from the
