@@ -1,9 +1,5 @@
 package vocab
 
-import (
-	"fmt"
-)
-
 // Badge is one row of badges.tsv: the model years an engine or hybrid
 // badge was on sale and the badges names carry outside them.
 type Badge struct {
@@ -15,27 +11,24 @@ type Badge struct {
 // loadBadgesFrom parses the content of badges.tsv.
 func (v *Vocabulary) loadBadgesFrom(b []byte) error {
 	v.Badges = map[string]Badge{}
-	year := func(s string) (int, error) { return optionalYear(s, 1900) }
-	return rowsOf("badges.tsv", b, 2, 5, func(_ int, f []string) error {
-		if f[0] == "" {
-			return fmt.Errorf("empty badge")
-		}
-		if _, dup := v.Badges[f[0]]; dup {
-			return fmt.Errorf("badge %q twice", f[0])
+	return rowsOf("badges.tsv", b, 2, 5, func(rec *record) error {
+		f := rec.f
+		key, err := name(rec, "badge", v.Badges)
+		if err != nil {
+			return err
 		}
 		var bd Badge
-		var err error
-		if bd.First, err = year(f[1]); err != nil {
-			return fmt.Errorf("%s: %w", f[0], err)
+		if bd.First, err = rec.year(1, "year", 1900, true); err != nil {
+			return err
 		}
-		if bd.Last, err = year(f[2]); err != nil {
-			return fmt.Errorf("%s: %w", f[0], err)
+		if bd.Last, err = rec.year(2, "year", 1900, true); err != nil {
+			return err
 		}
 		if bd.Last != 0 && bd.Last < bd.First {
-			return fmt.Errorf("%s: last %d before first %d", f[0], bd.Last, bd.First)
+			return rec.errorf("last %d before first %d", bd.Last, bd.First)
 		}
 		bd.Before, bd.After = f[3], f[4]
-		v.Badges[f[0]] = bd
+		v.Badges[key] = bd
 		return nil
 	})
 }

@@ -26,6 +26,13 @@
 //	vanclasses.tsv   size class of each van nameplate (micro, small, medium, large)
 //	powercodes.tsv   model-code numbers by power per brand, fuel and era (Mercedes' C 200 of 2021 has 204 hp)
 //
+// Every table is read by one reader (table.go): rowsOf skips comments and
+// blank lines, checks the field count and names the file and line in its
+// errors; a record's parsers read the common kinds of field (years and
+// spans of years, bounded numbers, lists of brands, nameplates or enum
+// values) and word their errors alike. A table's loader (generations.go,
+// engines.go, ...) keeps only what is particular to it.
+//
 // The package imports only the standard library. It must not import the
 // engine, the loader or anything under httpd.
 package vocab

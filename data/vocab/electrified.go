@@ -3,8 +3,6 @@ package vocab
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // ElectrifiedRow is one row of electrified.tsv: a full or plug-in hybrid a
@@ -41,16 +39,9 @@ func (v *Vocabulary) ElectrifiedFor(brand, model string) Electrified {
 // covers that year, i.e. the nameplate had no such version then.
 func (e Electrified) HP(fuel string, y int) (lo, hi int, ok bool) {
 	for _, r := range e {
-		if !r.Covers(fuel, y) {
-			continue
+		if r.Covers(fuel, y) {
+			lo, hi, ok = envelope(lo, hi, ok, r.HPMin, r.HPMax)
 		}
-		if !ok || r.HPMin < lo {
-			lo = r.HPMin
-		}
-		if !ok || r.HPMax > hi {
-			hi = r.HPMax
-		}
-		ok = true
 	}
 	return lo, hi, ok
 }
@@ -60,40 +51,43 @@ func IsElectrifiedFuel(fuel string) bool { return fuel == "hybrid" || fuel == "p
 
 // loadElectrifiedFrom parses the content of electrified.tsv.
 func (v *Vocabulary) loadElectrifiedFrom(b []byte) error {
-	models := map[string]bool{}
-	for _, m := range v.Models {
-		models[m.Brand+"\t"+m.Name] = true
-	}
-	return rowsOf("electrified.tsv", b, 7, 8, func(_ int, f []string) error {
+	k := v.known()
+	return rowsOf("electrified.tsv", b, 7, 8, func(rec *record) error {
+		f := rec.f
 		r := ElectrifiedRow{Brand: f[0], Model: f[1], Fuel: f[2]}
-		if !models[r.Brand+"\t"+r.Model] {
-			return fmt.Errorf("unknown nameplate %s %q", r.Brand, r.Model)
+		if err := k.nameplate(r.Brand, r.Model); err != nil {
+			return err
 		}
-		if !IsElectrifiedFuel(r.Fuel) {
-			return fmt.Errorf("%s: fuel %q: hybrid or plug_in_hybrid", r.Model, r.Fuel)
+		rec.who = r.Model
+		if err := electrifiedFuel(r.Fuel); err != nil {
+			return rec.errorf("%w", err)
 		}
 		var err error
-		if r.From, err = optionalYear(f[3], 1997); err != nil || r.From == 0 {
-			return fmt.Errorf("%s: bad first year %q", r.Model, f[3])
+		if r.From, r.To, err = rec.span(3, "first year", "year", 1997); err != nil {
+			return err
 		}
-		if r.To, err = optionalYear(f[4], r.From); err != nil {
-			return fmt.Errorf("%s: %w", r.Model, err)
+		if r.HPMin, r.HPMax, err = rec.intRange(5, "power range", 40, 2000); err != nil {
+			return err
 		}
-		r.HPMin, err = strconv.Atoi(f[5])
-		if err == nil {
-			r.HPMax, err = strconv.Atoi(f[6])
-		}
-		if err != nil || r.HPMin < 40 || r.HPMax < r.HPMin || r.HPMax > 2000 {
-			return fmt.Errorf("%s: bad power range %q-%q", r.Model, f[5], f[6])
-		}
-		if len(f) > 7 && f[7] != "" {
-			if r.BatteryKWh, err = strconv.ParseFloat(f[7], 64); err != nil || r.BatteryKWh < 1 || r.BatteryKWh > 40 || r.Fuel != "plug_in_hybrid" {
-				return fmt.Errorf("%s: bad plug-in pack %q", r.Model, f[7])
+		if f[7] != "" {
+			if r.BatteryKWh, err = rec.float(7, "plug-in pack", 1, 40); err != nil {
+				return err
+			}
+			if r.Fuel != "plug_in_hybrid" {
+				return rec.errorf("bad plug-in pack %q", f[7])
 			}
 		}
 		v.Electrified = append(v.Electrified, r)
 		return nil
 	})
+}
+
+// electrifiedFuel checks a fuel electrified.tsv governs.
+func electrifiedFuel(fuel string) error {
+	if !IsElectrifiedFuel(fuel) {
+		return fmt.Errorf("fuel %q: hybrid or plug_in_hybrid", fuel)
+	}
+	return nil
 }
 
 // HybridGearbox is one row of hybridgearboxes.tsv: a gearbox a brand's
@@ -133,48 +127,32 @@ func (v *Vocabulary) HybridGearboxes(brand, model, fuel string, y int) []*Hybrid
 // loadHybridGearboxesFrom parses the content of hybridgearboxes.tsv; it
 // runs after gearboxes.tsv, whose names it uses.
 func (v *Vocabulary) loadHybridGearboxesFrom(b []byte) error {
-	brands := map[string]bool{}
-	for _, br := range v.Brands {
-		brands[br.Slug] = true
-	}
-	return rowsOf("hybridgearboxes.tsv", b, 6, 8, func(_ int, f []string) error {
-		g := HybridGearbox{Brands: strings.Split(f[0], ","), Fuels: strings.Split(f[1], ","), Transmission: f[4], Name: f[6]}
-		for _, br := range g.Brands {
-			if !brands[br] {
-				return fmt.Errorf("unknown brand %q", br)
-			}
-		}
-		for _, fu := range g.Fuels {
-			if !IsElectrifiedFuel(fu) {
-				return fmt.Errorf("fuel %q: hybrid or plug_in_hybrid", fu)
-			}
-		}
+	k := v.known()
+	return rowsOf("hybridgearboxes.tsv", b, 6, 8, func(rec *record) error {
+		f := rec.f
+		g := HybridGearbox{Transmission: f[4], Name: f[6]}
 		var err error
-		if g.First, err = optionalYear(f[2], 1997); err != nil || g.First == 0 {
-			return fmt.Errorf("bad first year %q", f[2])
+		if g.Brands, err = rec.list(0, k.brand); err != nil {
+			return err
 		}
-		if g.Last, err = optionalYear(f[3], g.First); err != nil {
+		if g.Fuels, err = rec.list(1, electrifiedFuel); err != nil {
+			return err
+		}
+		if g.First, g.Last, err = rec.span(2, "first year", "year", 1997); err != nil {
 			return err
 		}
 		if _, ok := v.EnumValueIndex("transmission", g.Transmission); !ok || g.Transmission == "manual" {
 			return fmt.Errorf("transmission %q: automatic, dct, cvt, single_speed or amt", g.Transmission)
 		}
-		if g.Gears, err = strconv.Atoi(f[5]); err != nil || g.Gears < 1 || g.Gears > 10 {
-			return fmt.Errorf("bad gears %q", f[5])
+		if g.Gears, err = rec.int(5, "gears", 1, 10); err != nil {
+			return err
 		}
 		if _, ok := v.Gearboxes[g.Name]; g.Name != "" && !ok {
 			return fmt.Errorf("gearbox %q is not in gearboxes.tsv", g.Name)
 		}
-		if len(f) > 7 && f[7] != "" {
-			for _, m := range strings.Split(f[7], ",") {
-				known := false
-				for _, br := range g.Brands {
-					known = known || slices.ContainsFunc(v.Models, func(ms ModelSeed) bool { return ms.Brand == br && ms.Name == m })
-				}
-				if !known {
-					return fmt.Errorf("unknown nameplate %q of %v", m, g.Brands)
-				}
-				g.Models = append(g.Models, m)
+		if f[7] != "" {
+			if g.Models, err = rec.list(7, k.nameplateOf(g.Brands)); err != nil {
+				return err
 			}
 		}
 		v.HybridBoxes = append(v.HybridBoxes, g)

@@ -3,7 +3,6 @@ package vocab
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -76,32 +75,21 @@ func FamilyKind(fuel string, families []*EngineFamily) string {
 
 // loadEnginesFrom parses the content of engines.tsv.
 func (v *Vocabulary) loadEnginesFrom(b []byte) error {
-	brands := map[string]bool{}
-	for _, b := range v.Brands {
-		brands[b.Slug] = true
-	}
-	num := func(s string, lo, hi int) (int, error) {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < lo || n > hi {
-			return 0, fmt.Errorf("bad number %q (want %d-%d)", s, lo, hi)
-		}
-		return n, nil
-	}
-	return rowsOf("engines.tsv", b, 8, 10, func(_ int, f []string) error {
-		e := EngineFamily{Brands: strings.Split(f[0], ","), Fuel: f[1], Badge: f[2]}
-		for _, b := range e.Brands {
-			if !brands[b] {
-				return fmt.Errorf("unknown brand %q", b)
-			}
+	k := v.known()
+	return rowsOf("engines.tsv", b, 8, 10, func(rec *record) error {
+		f := rec.f
+		e := EngineFamily{Fuel: f[1], Badge: f[2]}
+		var err error
+		if e.Brands, err = rec.list(0, k.brand); err != nil {
+			return err
 		}
 		if e.Fuel != "petrol" && e.Fuel != "diesel" && e.Fuel != "hybrid" && e.Fuel != "mild_hybrid" {
 			return fmt.Errorf("fuel %q: petrol or diesel, hybrid for the engine of hybrids, mild_hybrid for that of mild hybrids", e.Fuel)
 		}
-		var err error
-		if e.CC, err = num(f[3], 500, 9000); err != nil {
+		if e.CC, err = rec.int(3, "number", 500, 9000); err != nil {
 			return err
 		}
-		if e.Cylinders, err = num(f[4], 1, 16); err != nil {
+		if e.Cylinders, err = rec.int(4, "number", 1, 16); err != nil {
 			return err
 		}
 		switch f[5] {
@@ -112,7 +100,7 @@ func (v *Vocabulary) loadEnginesFrom(b []byte) error {
 			return fmt.Errorf("aspiration %q: turbo or na", f[5])
 		}
 		for _, s := range strings.Split(f[6], ",") {
-			hp, err := num(strings.TrimSpace(s), 20, 2000)
+			hp, err := rec.intOf(strings.TrimSpace(s), "number", 20, 2000)
 			if err != nil {
 				return err
 			}
@@ -121,25 +109,17 @@ func (v *Vocabulary) loadEnginesFrom(b []byte) error {
 			}
 			e.HP = append(e.HP, hp)
 		}
-		if e.First, err = num(f[7], 1930, 2026); err != nil {
+		if e.First, err = rec.int(7, "number", 1930, LastYear); err != nil {
 			return err
 		}
 		if f[8] != "" {
-			if e.Last, err = num(f[8], e.First, 2026); err != nil {
+			if e.Last, err = rec.int(8, "number", e.First, LastYear); err != nil {
 				return err
 			}
 		}
 		if f[9] != "" {
-			for _, m := range strings.Split(f[9], ",") {
-				m = strings.TrimSpace(m)
-				known := false
-				for _, ms := range v.Models {
-					known = known || (ms.Name == m && slices.Contains(e.Brands, ms.Brand))
-				}
-				if !known {
-					return fmt.Errorf("unknown nameplate %q of %v", m, e.Brands)
-				}
-				e.Models = append(e.Models, m)
+			if e.Models, err = rec.list(9, k.nameplateOf(e.Brands)); err != nil {
+				return err
 			}
 		}
 		v.Engines = append(v.Engines, e)

@@ -1,10 +1,5 @@
 package vocab
 
-import (
-	"fmt"
-	"strconv"
-)
-
 // EVVersion is one row of evs.tsv: an electric version a nameplate was sold
 // with in a span of model years, with its battery, power and driven wheels.
 type EVVersion struct {
@@ -48,30 +43,26 @@ func (v *Vocabulary) EVVersions(brand, model string, y int) []EVVersion {
 
 // loadEVsFrom parses the content of evs.tsv.
 func (v *Vocabulary) loadEVsFrom(b []byte) error {
-	models := map[string]bool{}
-	for _, m := range v.Models {
-		models[m.Brand+"\t"+m.Name] = true
-	}
-	return rowsOf("evs.tsv", b, 7, 7, func(_ int, f []string) error {
+	k := v.known()
+	return rowsOf("evs.tsv", b, 7, 7, func(rec *record) error {
+		f := rec.f
 		e := EVVersion{Brand: f[0], Model: f[1], Drive: f[6]}
-		if !models[e.Brand+"\t"+e.Model] {
-			return fmt.Errorf("unknown nameplate %s %q", e.Brand, e.Model)
+		if err := k.nameplate(e.Brand, e.Model); err != nil {
+			return err
 		}
+		rec.who = e.Model
 		var err error
-		if e.From, err = optionalYear(f[2], 1990); err != nil || e.From == 0 {
-			return fmt.Errorf("%s: bad first year %q", e.Model, f[2])
+		if e.From, e.To, err = rec.span(2, "first year", "year", 1990); err != nil {
+			return err
 		}
-		if e.To, err = optionalYear(f[3], e.From); err != nil {
-			return fmt.Errorf("%s: %w", e.Model, err)
+		if e.BatteryKWh, err = rec.float(4, "battery", 5, 250); err != nil {
+			return err
 		}
-		if e.BatteryKWh, err = strconv.ParseFloat(f[4], 64); err != nil || !(e.BatteryKWh >= 5 && e.BatteryKWh <= 250) {
-			return fmt.Errorf("%s: bad battery %q", e.Model, f[4])
-		}
-		if e.HP, err = strconv.Atoi(f[5]); err != nil || e.HP < 20 || e.HP > 2100 {
-			return fmt.Errorf("%s: bad power %q", e.Model, f[5])
+		if e.HP, err = rec.int(5, "power", 20, 2100); err != nil {
+			return err
 		}
 		if e.Drive != "front" && e.Drive != "rear" && e.Drive != "all" {
-			return fmt.Errorf("%s: drive %q: front, rear or all", e.Model, e.Drive)
+			return rec.errorf("drive %q: front, rear or all", e.Drive)
 		}
 		v.EVs = append(v.EVs, e)
 		return nil

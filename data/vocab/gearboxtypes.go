@@ -47,46 +47,34 @@ func (v *Vocabulary) Fitted(brand, model, fuel, transmission string, y int) bool
 
 // loadGearboxTypesFrom parses the content of gearboxtypes.tsv.
 func (v *Vocabulary) loadGearboxTypesFrom(b []byte) error {
-	brands := map[string]bool{}
-	for _, br := range v.Brands {
-		brands[br.Slug] = true
-	}
-	return rowsOf("gearboxtypes.tsv", b, 4, 6, func(_ int, f []string) error {
-		g := GearboxType{Brands: strings.Split(f[0], ","), Transmission: f[1]}
-		for _, br := range g.Brands {
-			if !brands[br] {
-				return fmt.Errorf("unknown brand %q", br)
-			}
+	k := v.known()
+	return rowsOf("gearboxtypes.tsv", b, 4, 6, func(rec *record) error {
+		f := rec.f
+		g := GearboxType{Transmission: f[1]}
+		var err error
+		if g.Brands, err = rec.list(0, k.brand); err != nil {
+			return err
 		}
 		if !GovernedTransmission(g.Transmission) {
 			return fmt.Errorf("transmission %q: dct, cvt or amt", g.Transmission)
 		}
 		if f[2] != "" {
-			for _, fu := range strings.Split(f[2], ",") {
-				if _, ok := v.EnumValueIndex("fuel", fu); !ok {
-					return fmt.Errorf("unknown fuel %q", fu)
-				}
-				g.Fuels = append(g.Fuels, fu)
+			if g.Fuels, err = rec.list(2, k.enum("fuel")); err != nil {
+				return err
 			}
 		}
-		var err error
-		if g.First, err = optionalYear(f[3], 1950); err != nil || g.First == 0 {
-			return fmt.Errorf("bad first year %q", f[3])
-		}
-		if g.Last, err = optionalYear(f[4], g.First); err != nil {
+		if g.First, g.Last, err = rec.span(3, "first year", "year", 1950); err != nil {
 			return err
 		}
 		if f[5] != "" {
-			for _, m := range strings.Split(f[5], ",") {
-				m, except := strings.CutPrefix(m, "!")
-				known := false
-				for _, br := range g.Brands {
-					known = known || slices.ContainsFunc(v.Models, func(ms ModelSeed) bool { return ms.Brand == br && ms.Name == m })
-				}
-				if !known {
-					return fmt.Errorf("unknown nameplate %q of %v", m, g.Brands)
-				}
-				if except {
+			// A nameplate that never had it is written "!name".
+			nameplate := k.nameplateOf(g.Brands)
+			models, err := rec.list(5, func(m string) error { return nameplate(strings.TrimPrefix(m, "!")) })
+			if err != nil {
+				return err
+			}
+			for _, m := range models {
+				if m, except := strings.CutPrefix(m, "!"); except {
 					g.Except = append(g.Except, m)
 				} else {
 					g.Models = append(g.Models, m)

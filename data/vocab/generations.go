@@ -52,7 +52,8 @@ func (v *Vocabulary) loadGenerationsFrom(b []byte) error {
 	rank := 0
 	last := ""
 	names := map[string]bool{}
-	err := rowsOf("generations.tsv", b, 4, 7, func(_ int, f []string) error {
+	err := rowsOf("generations.tsv", b, 4, 7, func(rec *record) error {
+		f := rec.f
 		key := f[0] + "\t" + f[1]
 		mi, ok := index[key]
 		if !ok {
@@ -67,35 +68,31 @@ func (v *Vocabulary) loadGenerationsFrom(b []byte) error {
 			m.Rank = rank
 			last = key
 		}
+		rec.who = f[1]
 		mk := Mark{Code: f[2], FaceliftCode: f[6]}
 		var err error
-		if mk.YearStart, err = strconv.Atoi(f[3]); err != nil || mk.YearStart < 1930 || mk.YearStart > 2026 {
-			return fmt.Errorf("%s: bad year_start %q", f[1], f[3])
-		}
-		if f[4] != "" {
-			if mk.YearEnd, err = strconv.Atoi(f[4]); err != nil || mk.YearEnd < mk.YearStart || mk.YearEnd > 2026 {
-				return fmt.Errorf("%s: bad year_end %q", f[1], f[4])
-			}
+		if mk.YearStart, mk.YearEnd, err = rec.span(3, "year_start", "year_end", 1930); err != nil {
+			return err
 		}
 		if f[5] != "" {
 			mk.Facelift, err = strconv.Atoi(f[5])
-			if err != nil || mk.Facelift <= mk.YearStart || (mk.YearEnd != 0 && mk.Facelift > mk.YearEnd) || mk.Facelift > 2026 {
-				return fmt.Errorf("%s: bad facelift year %q", f[1], f[5])
+			if err != nil || mk.Facelift <= mk.YearStart || (mk.YearEnd != 0 && mk.Facelift > mk.YearEnd) || mk.Facelift > LastYear {
+				return rec.errorf("bad facelift year %q", f[5])
 			}
 		} else if mk.FaceliftCode != "" {
-			return fmt.Errorf("%s: facelift_name %q without a facelift year", f[1], mk.FaceliftCode)
+			return rec.errorf("facelift_name %q without a facelift year", mk.FaceliftCode)
 		}
 		if n := len(m.Marks); n > 0 && m.Marks[n-1].YearStart > mk.YearStart {
-			return fmt.Errorf("%s: marks out of order (%d after %d)", f[1], mk.YearStart, m.Marks[n-1].YearStart)
+			return rec.errorf("marks out of order (%d after %d)", mk.YearStart, m.Marks[n-1].YearStart)
 		}
 		// Every mark must overlap the nameplate's years in models_*.tsv:
 		// those are the outer bounds the catalogue covers.
-		if mk.YearStart > endOr(m.YearEnd, 2026) || endOr(mk.YearEnd, 2026) < m.YearStart {
+		if mk.YearStart > endOr(m.YearEnd, LastYear) || endOr(mk.YearEnd, LastYear) < m.YearStart {
 			return fmt.Errorf("%s %s (%d-%d) lies outside the nameplate's years %d-%d", f[1], mk.Code, mk.YearStart, mk.YearEnd, m.YearStart, m.YearEnd)
 		}
 		for _, p := range mk.Phases() {
 			if names[key+"\t"+p.Name] {
-				return fmt.Errorf("%s: generation name %q twice", f[1], p.Name)
+				return rec.errorf("generation name %q twice", p.Name)
 			}
 			names[key+"\t"+p.Name] = true
 		}

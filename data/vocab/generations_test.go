@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// bare returns a copy of the embedded vocabulary without the data of
-// generations.tsv, powertrains.tsv and engines.tsv, to load other content
-// of those files into.
+// bare returns a copy of the embedded vocabulary without the data of the
+// tables of real histories (generations.tsv, powertrains.tsv, engines.tsv,
+// electrified.tsv, ...), to load other content of those files into.
 func bare(t testing.TB) *Vocabulary {
 	t.Helper()
 	v := *Default()
@@ -18,6 +18,33 @@ func bare(t testing.TB) *Vocabulary {
 	}
 	v.Powertrains, v.Engines, v.Electrified, v.HybridBoxes, v.PowerCodes, v.GearboxTypes, v.EVs = nil, nil, nil, nil, nil, nil, nil
 	return &v
+}
+
+// rejects returns an f-test of a table's loader: load parses content into
+// a bare vocabulary and must fail with an error containing wantErr.
+func rejects(t *testing.T, load func(v *Vocabulary, b []byte) error) func(content, wantErr string) {
+	return func(content, wantErr string) {
+		t.Helper()
+		err := load(bare(t), []byte(content))
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
+		}
+	}
+}
+
+// fuzzTable fuzzes a table's loader from seeds: load takes any bytes into a
+// bare vocabulary without panicking, and what it accepts passes check.
+func fuzzTable(f *testing.F, load func(v *Vocabulary, b []byte) error, seeds []string, check func(t *testing.T, v *Vocabulary)) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v := bare(t)
+		if err := load(v, b); err != nil {
+			return
+		}
+		check(t, v)
+	})
 }
 
 func TestGenerationsData(t *testing.T) {
@@ -61,13 +88,7 @@ func TestGenerationsData(t *testing.T) {
 }
 
 func TestGenerationsRejects(t *testing.T) {
-	f := func(content, wantErr string) {
-		t.Helper()
-		err := bare(t).loadGenerationsFrom([]byte(content))
-		if err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
-		}
-	}
+	f := rejects(t, (*Vocabulary).loadGenerationsFrom)
 	f("volkswagen\tGolff\tVII\t2012\t2019", "unknown nameplate")
 	f("volkswagen\tGolf\tVII\t2012", "first mark starts 2012") // a valid row, but the Golf dates from 1990
 	f("volkswagen\tGolf\tVII\t2012\t2008", "bad year_end")
@@ -80,13 +101,7 @@ func TestGenerationsRejects(t *testing.T) {
 }
 
 func TestPowertrainsRejects(t *testing.T) {
-	f := func(content, wantErr string) {
-		t.Helper()
-		err := bare(t).loadPowertrainsFrom([]byte(content))
-		if err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
-		}
-	}
+	f := rejects(t, (*Vocabulary).loadPowertrainsFrom)
 	f("porsche\t911\t1990\t\tdiesle", "unknown fuel")
 	f("porsche\t911\t1990\t\tpetrol\tfront,back", "unknown drive")
 	f("porsche\t911\t2000\t1990\tpetrol", "before from")
@@ -96,13 +111,7 @@ func TestPowertrainsRejects(t *testing.T) {
 }
 
 func TestEnginesRejects(t *testing.T) {
-	f := func(content, wantErr string) {
-		t.Helper()
-		err := bare(t).loadEnginesFrom([]byte(content))
-		if err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
-		}
-	}
+	f := rejects(t, (*Vocabulary).loadEnginesFrom)
 	f("volkswagen\tdiesle\tTDI\t1968\t4\tturbo\t150\t2003", "petrol or diesel")
 	f("volkswagen\tdiesel\tTDI\t1968\t4\tbiturbo\t150\t2003", "turbo or na")
 	f("volkswagen\tdiesel\tTDI\t1968\t4\tturbo\t150,140\t2003", "not ascending")
@@ -131,14 +140,11 @@ func TestLimits(t *testing.T) {
 // The three loaders take any bytes without panicking; what they accept is
 // consistent (marks in order with valid facelifts, ascending power steps).
 func FuzzGenerations(f *testing.F) {
-	f.Add([]byte("volkswagen\tGolf\tVII\t2012\t2019\t2017\tVII.5\n"))
-	f.Add([]byte("opel\tFrontera\tA\t1991\t1998\nopel\tFrontera\tB\t1998\t2004\t2001\nopel\tFrontera\t\t2024\n"))
-	f.Add([]byte("# comment\n\nbmw\tX7\tG07\t2019\t\t2022\tG07 LCI\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v := bare(t)
-		if err := v.loadGenerationsFrom(b); err != nil {
-			return
-		}
+	fuzzTable(f, (*Vocabulary).loadGenerationsFrom, []string{
+		"volkswagen\tGolf\tVII\t2012\t2019\t2017\tVII.5\n",
+		"opel\tFrontera\tA\t1991\t1998\nopel\tFrontera\tB\t1998\t2004\t2001\nopel\tFrontera\t\t2024\n",
+		"# comment\n\nbmw\tX7\tG07\t2019\t\t2022\tG07 LCI\n",
+	}, func(t *testing.T, v *Vocabulary) {
 		for _, m := range v.Models {
 			for i, mk := range m.Marks {
 				if i > 0 && mk.YearStart < m.Marks[i-1].YearStart {
@@ -155,13 +161,10 @@ func FuzzGenerations(f *testing.F) {
 }
 
 func FuzzPowertrains(f *testing.F) {
-	f.Add([]byte("porsche\t911\t1990\t2023\tpetrol\trear,all\t250\t700\n"))
-	f.Add([]byte("land-rover\t*\t\t\t\tall\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v := bare(t)
-		if err := v.loadPowertrainsFrom(b); err != nil {
-			return
-		}
+	fuzzTable(f, (*Vocabulary).loadPowertrainsFrom, []string{
+		"porsche\t911\t1990\t2023\tpetrol\trear,all\t250\t700\n",
+		"land-rover\t*\t\t\t\tall\n",
+	}, func(t *testing.T, v *Vocabulary) {
 		for _, r := range v.Powertrains {
 			if r.HPMax < r.HPMin || (r.To != 0 && r.To < r.From) {
 				t.Fatalf("accepted %+v", r)
@@ -171,13 +174,10 @@ func FuzzPowertrains(f *testing.F) {
 }
 
 func FuzzEngines(f *testing.F) {
-	f.Add([]byte("volkswagen,skoda\tpetrol\tTSI\t999\t3\tturbo\t95,110,115\t2015\n"))
-	f.Add([]byte("ford\tdiesel\t\t1753\t4\tna\t60\t1990\t2002\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v := bare(t)
-		if err := v.loadEnginesFrom(b); err != nil {
-			return
-		}
+	fuzzTable(f, (*Vocabulary).loadEnginesFrom, []string{
+		"volkswagen,skoda\tpetrol\tTSI\t999\t3\tturbo\t95,110,115\t2015\n",
+		"ford\tdiesel\t\t1753\t4\tna\t60\t1990\t2002\n",
+	}, func(t *testing.T, v *Vocabulary) {
 		for _, e := range v.Engines {
 			if !slices.IsSorted(e.HP) || (e.Last != 0 && e.Last < e.First) {
 				t.Fatalf("accepted %+v", e)
@@ -187,13 +187,7 @@ func FuzzEngines(f *testing.F) {
 }
 
 func TestBadgesRejects(t *testing.T) {
-	f := func(content, wantErr string) {
-		t.Helper()
-		err := bare(t).loadBadgesFrom([]byte(content))
-		if err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
-		}
-	}
+	f := rejects(t, (*Vocabulary).loadBadgesFrom)
 	f("TSI\t2005\nTSI\t2006", "twice")
 	f("HDi\t2013\t1998", "before first")
 	f("TSI\t20o5", "bad year")
@@ -203,12 +197,9 @@ func TestBadgesRejects(t *testing.T) {
 }
 
 func FuzzBadges(f *testing.F) {
-	f.Add([]byte("HDi\t1998\t2013\tTD\tBlueHDi\nTD\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v := bare(t)
-		if err := v.loadBadgesFrom(b); err != nil {
-			return
-		}
+	fuzzTable(f, (*Vocabulary).loadBadgesFrom, []string{
+		"HDi\t1998\t2013\tTD\tBlueHDi\nTD\n",
+	}, func(t *testing.T, v *Vocabulary) {
 		for name, bd := range v.Badges {
 			if name == "" || (bd.Last != 0 && bd.Last < bd.First) {
 				t.Fatalf("accepted %q %+v", name, bd)
@@ -218,13 +209,7 @@ func FuzzBadges(f *testing.F) {
 }
 
 func TestGearboxesRejects(t *testing.T) {
-	f := func(content, wantErr string) {
-		t.Helper()
-		err := bare(t).loadGearboxesFrom([]byte(content))
-		if err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
-		}
-	}
+	f := rejects(t, (*Vocabulary).loadGearboxesFrom)
 	f("DSG\t2003\nDSG\t2003", "twice")
 	f("PowerShift\t2010\t2001\tford", "bad last year")
 	f("DSG\t2003\t\tvw", "unknown brand")
@@ -234,12 +219,9 @@ func TestGearboxesRejects(t *testing.T) {
 }
 
 func FuzzGearboxes(f *testing.F) {
-	f.Add([]byte("PowerShift\t2010\t2019\tford\nCVT\t1987\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v := bare(t)
-		if err := v.loadGearboxesFrom(b); err != nil {
-			return
-		}
+	fuzzTable(f, (*Vocabulary).loadGearboxesFrom, []string{
+		"PowerShift\t2010\t2019\tford\nCVT\t1987\n",
+	}, func(t *testing.T, v *Vocabulary) {
 		for name, g := range v.Gearboxes {
 			if name == "" || (g.Last != 0 && g.Last < g.First) {
 				t.Fatalf("accepted %q %+v", name, g)
@@ -249,13 +231,7 @@ func FuzzGearboxes(f *testing.F) {
 }
 
 func TestElectrifiedRejects(t *testing.T) {
-	f := func(content, wantErr string) {
-		t.Helper()
-		err := bare(t).loadElectrifiedFrom([]byte(content))
-		if err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
-		}
-	}
+	f := rejects(t, (*Vocabulary).loadElectrifiedFrom)
 	f("toyota\tRAV5\tplug_in_hybrid\t2020\t\t306\t306", "unknown nameplate")
 	f("toyota\tRAV4\tmild_hybrid\t2020\t\t306\t306", "hybrid or plug_in_hybrid")
 	f("toyota\tRAV4\tplug_in_hybrid\t\t\t306\t306", "bad first year")
@@ -266,17 +242,12 @@ func TestElectrifiedRejects(t *testing.T) {
 }
 
 func TestHybridGearboxesRejects(t *testing.T) {
-	f := func(content, wantErr string) {
-		t.Helper()
-		v := bare(t)
+	f := rejects(t, func(v *Vocabulary, b []byte) error {
 		if err := v.loadGearboxesFrom([]byte("e-CVT\t1997\t\ttoyota")); err != nil {
 			t.Fatal(err)
 		}
-		err := v.loadHybridGearboxesFrom([]byte(content))
-		if err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
-		}
-	}
+		return v.loadHybridGearboxesFrom(b)
+	})
 	f("toyta\thybrid\t1997\t\tcvt\t1\te-CVT", "unknown brand")
 	f("toyota\tpetrol\t1997\t\tcvt\t1\te-CVT", "hybrid or plug_in_hybrid")
 	f("toyota\thybrid\t1997\t\tmanual\t5", "transmission")
@@ -286,13 +257,10 @@ func TestHybridGearboxesRejects(t *testing.T) {
 }
 
 func FuzzElectrified(f *testing.F) {
-	f.Add([]byte("toyota\tRAV4\tplug_in_hybrid\t2020\t\t306\t309\t18.1\n"))
-	f.Add([]byte("honda\tJazz\thybrid\t2011\t2015\t98\t98\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v := bare(t)
-		if err := v.loadElectrifiedFrom(b); err != nil {
-			return
-		}
+	fuzzTable(f, (*Vocabulary).loadElectrifiedFrom, []string{
+		"toyota\tRAV4\tplug_in_hybrid\t2020\t\t306\t309\t18.1\n",
+		"honda\tJazz\thybrid\t2011\t2015\t98\t98\n",
+	}, func(t *testing.T, v *Vocabulary) {
 		for _, r := range v.Electrified {
 			if r.HPMax < r.HPMin || (r.To != 0 && r.To < r.From) || !IsElectrifiedFuel(r.Fuel) || (r.BatteryKWh != 0 && r.Fuel != "plug_in_hybrid") {
 				t.Fatalf("accepted %+v", r)
@@ -302,13 +270,10 @@ func FuzzElectrified(f *testing.F) {
 }
 
 func FuzzHybridGearboxes(f *testing.F) {
-	f.Add([]byte("toyota,lexus\thybrid,plug_in_hybrid\t1997\t\tcvt\t1\te-CVT\n"))
-	f.Add([]byte("ford\tplug_in_hybrid\t2020\t\tautomatic\t10\t\tExplorer,Ranger\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v := bare(t)
-		if err := v.loadHybridGearboxesFrom(b); err != nil {
-			return
-		}
+	fuzzTable(f, (*Vocabulary).loadHybridGearboxesFrom, []string{
+		"toyota,lexus\thybrid,plug_in_hybrid\t1997\t\tcvt\t1\te-CVT\n",
+		"ford\tplug_in_hybrid\t2020\t\tautomatic\t10\t\tExplorer,Ranger\n",
+	}, func(t *testing.T, v *Vocabulary) {
 		for _, g := range v.HybridBoxes {
 			if g.Gears < 1 || g.Transmission == "manual" || (g.Last != 0 && g.Last < g.First) {
 				t.Fatalf("accepted %+v", g)
@@ -318,13 +283,7 @@ func FuzzHybridGearboxes(f *testing.F) {
 }
 
 func TestPowerCodesRejects(t *testing.T) {
-	f := func(content, wantErr string) {
-		t.Helper()
-		err := bare(t).loadPowerCodesFrom([]byte(content))
-		if err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
-		}
-	}
+	f := rejects(t, (*Vocabulary).loadPowerCodesFrom)
 	f("mercedes\t*\tpetrol\t2021\t\t180:0,200:190", "unknown brand")
 	f("mercedes-benz\tZ-Class\tpetrol\t2021\t\t180:0,200:190", "unknown nameplate")
 	f("mercedes-benz\t*\tmild_hybrid\t2021\t\t180:0,200:190", "petrol, diesel or plug_in_hybrid")
@@ -375,13 +334,10 @@ func TestPowerCodesData(t *testing.T) {
 }
 
 func FuzzPowerCodes(f *testing.F) {
-	f.Add([]byte("mercedes-benz\t*\tpetrol\t2021\t\t180:0,200:190,300:230\n"))
-	f.Add([]byte("mercedes-benz\tA-Class,GLA\tdiesel\t2018\t2020\t180:0,200:140\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v := bare(t)
-		if err := v.loadPowerCodesFrom(b); err != nil {
-			return
-		}
+	fuzzTable(f, (*Vocabulary).loadPowerCodesFrom, []string{
+		"mercedes-benz\t*\tpetrol\t2021\t\t180:0,200:190,300:230\n",
+		"mercedes-benz\tA-Class,GLA\tdiesel\t2018\t2020\t180:0,200:140\n",
+	}, func(t *testing.T, v *Vocabulary) {
 		for _, r := range v.PowerCodes {
 			if len(r.Codes) == 0 || r.Codes[0].MinHP != 0 || (r.Last != 0 && r.Last < r.First) || powerCodeFuel(r.Fuel) != r.Fuel {
 				t.Fatalf("accepted %+v", r)
@@ -396,13 +352,7 @@ func FuzzPowerCodes(f *testing.F) {
 }
 
 func TestGearboxTypesRejects(t *testing.T) {
-	f := func(content, wantErr string) {
-		t.Helper()
-		err := bare(t).loadGearboxTypesFrom([]byte(content))
-		if err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
-		}
-	}
+	f := rejects(t, (*Vocabulary).loadGearboxTypesFrom)
 	f("volkswagn\tdct\t\t2003", "unknown brand")
 	f("volkswagen\tmanual\t\t2003", "dct, cvt or amt")
 	f("volkswagen\tdct\tpetro\t2003", "unknown fuel")
@@ -476,14 +426,11 @@ func TestGearboxTypesData(t *testing.T) {
 }
 
 func FuzzGearboxTypes(f *testing.F) {
-	f.Add([]byte("volkswagen,audi\tdct\t\t2003\n"))
-	f.Add([]byte("toyota\tcvt\thybrid,plug_in_hybrid\t1997\t2020\tYaris,Auris\n"))
-	f.Add([]byte("volkswagen\tdct\t\t2003\t\t!up!,!Fox\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v := bare(t)
-		if err := v.loadGearboxTypesFrom(b); err != nil {
-			return
-		}
+	fuzzTable(f, (*Vocabulary).loadGearboxTypesFrom, []string{
+		"volkswagen,audi\tdct\t\t2003\n",
+		"toyota\tcvt\thybrid,plug_in_hybrid\t1997\t2020\tYaris,Auris\n",
+		"volkswagen\tdct\t\t2003\t\t!up!,!Fox\n",
+	}, func(t *testing.T, v *Vocabulary) {
 		for _, g := range v.GearboxTypes {
 			if !GovernedTransmission(g.Transmission) || g.First == 0 || (g.Last != 0 && g.Last < g.First) || len(g.Brands) == 0 || (g.Models != nil && g.Except != nil) {
 				t.Fatalf("accepted %+v", g)
@@ -493,13 +440,7 @@ func FuzzGearboxTypes(f *testing.F) {
 }
 
 func TestEVsRejects(t *testing.T) {
-	f := func(content, wantErr string) {
-		t.Helper()
-		err := bare(t).loadEVsFrom([]byte(content))
-		if err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
-		}
-	}
+	f := rejects(t, (*Vocabulary).loadEVsFrom)
 	f("tesla\tModel 4\t2021\t\t75\t440\tall", "unknown nameplate")
 	f("tesla\tModel 3\t\t\t75\t440\tall", "bad first year")
 	f("tesla\tModel 3\t2021\t2019\t75\t440\tall", "bad year")
@@ -558,13 +499,10 @@ func TestEVsData(t *testing.T) {
 }
 
 func FuzzEVs(f *testing.F) {
-	f.Add([]byte("tesla\tModel 3\t2021\t2023\t75\t440\tall\n"))
-	f.Add([]byte("renault\tZoe\t2020\t\t52\t135\tfront\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v := bare(t)
-		if err := v.loadEVsFrom(b); err != nil {
-			return
-		}
+	fuzzTable(f, (*Vocabulary).loadEVsFrom, []string{
+		"tesla\tModel 3\t2021\t2023\t75\t440\tall\n",
+		"renault\tZoe\t2020\t\t52\t135\tfront\n",
+	}, func(t *testing.T, v *Vocabulary) {
 		for _, e := range v.EVs {
 			if !(e.BatteryKWh >= 5 && e.BatteryKWh <= 250) || e.HP < 20 || (e.To != 0 && e.To < e.From) || (e.Drive != "front" && e.Drive != "rear" && e.Drive != "all") {
 				t.Fatalf("accepted %+v", e)
@@ -574,13 +512,7 @@ func FuzzEVs(f *testing.F) {
 }
 
 func TestVanClassesRejects(t *testing.T) {
-	f := func(content, wantErr string) {
-		t.Helper()
-		err := bare(t).loadVanClassesFrom([]byte(content))
-		if err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Errorf("%q: error %v, want one containing %q", content, err, wantErr)
-		}
-	}
+	f := rejects(t, (*Vocabulary).loadVanClassesFrom)
 	f("piaggio\tPorterr\tmicro", "unknown nameplate")
 	f("piaggio\tPorter\ttiny", "micro, small, medium or large")
 	f("piaggio\tPorter\tmicro\npiaggio\tPorter\tsmall", "twice")
@@ -594,12 +526,9 @@ func TestVanClassesRejects(t *testing.T) {
 }
 
 func FuzzVanClasses(f *testing.F) {
-	f.Add([]byte("piaggio\tPorter\tmicro\nvolkswagen\tCaddy\tsmall\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v := bare(t)
-		if err := v.loadVanClassesFrom(b); err != nil {
-			return
-		}
+	fuzzTable(f, (*Vocabulary).loadVanClassesFrom, []string{
+		"piaggio\tPorter\tmicro\nvolkswagen\tCaddy\tsmall\n",
+	}, func(t *testing.T, v *Vocabulary) {
 		for k, c := range v.vanClass {
 			if !slices.Contains(VanClasses, c) || !strings.Contains(k, "\t") {
 				t.Fatalf("accepted %q %q", k, c)

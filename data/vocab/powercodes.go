@@ -82,31 +82,23 @@ func (v *Vocabulary) PowerCodeNumbers(brand string) map[int]bool {
 
 // loadPowerCodesFrom parses the content of powercodes.tsv.
 func (v *Vocabulary) loadPowerCodesFrom(b []byte) error {
-	brands := map[string]bool{}
-	for _, br := range v.Brands {
-		brands[br.Slug] = true
-	}
-	return rowsOf("powercodes.tsv", b, 6, 6, func(_ int, f []string) error {
+	k := v.known()
+	return rowsOf("powercodes.tsv", b, 6, 6, func(rec *record) error {
+		f := rec.f
 		r := PowerCodes{Brand: f[0], Fuel: f[2]}
-		if !brands[r.Brand] {
-			return fmt.Errorf("unknown brand %q", r.Brand)
+		if err := k.brand(r.Brand); err != nil {
+			return err
 		}
+		var err error
 		if f[1] != "*" {
-			for _, m := range strings.Split(f[1], ",") {
-				if !slices.ContainsFunc(v.Models, func(ms ModelSeed) bool { return ms.Brand == r.Brand && ms.Name == m }) {
-					return fmt.Errorf("unknown nameplate %s %q", r.Brand, m)
-				}
-				r.Models = append(r.Models, m)
+			if r.Models, err = rec.list(1, func(m string) error { return k.nameplate(r.Brand, m) }); err != nil {
+				return err
 			}
 		}
 		if r.Fuel != powerCodeFuel(r.Fuel) {
 			return fmt.Errorf("fuel %q: petrol, diesel or plug_in_hybrid", r.Fuel)
 		}
-		var err error
-		if r.First, err = optionalYear(f[3], 1950); err != nil || r.First == 0 {
-			return fmt.Errorf("bad first year %q", f[3])
-		}
-		if r.Last, err = optionalYear(f[4], r.First); err != nil {
+		if r.First, r.Last, err = rec.span(3, "first year", "year", 1950); err != nil {
 			return err
 		}
 		for i, c := range strings.Split(f[5], ",") {

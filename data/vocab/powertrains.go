@@ -1,10 +1,8 @@
 package vocab
 
 import (
-	"fmt"
+	"math"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // PowertrainRule is one row of powertrains.tsv: the fuels, driven wheels and
@@ -61,18 +59,20 @@ func (l Limits) Drives(y int) []string {
 // covering it); ok is false when no row gives one.
 func (l Limits) HP(y int) (lo, hi int, ok bool) {
 	for _, r := range l {
-		if !r.Covers(y) || r.HPMax == 0 {
-			continue
+		if r.Covers(y) && r.HPMax != 0 {
+			lo, hi, ok = envelope(lo, hi, ok, r.HPMin, r.HPMax)
 		}
-		if !ok || r.HPMin < lo {
-			lo = r.HPMin
-		}
-		if !ok || r.HPMax > hi {
-			hi = r.HPMax
-		}
-		ok = true
 	}
 	return lo, hi, ok
+}
+
+// envelope widens the range lo-hi, none when ok is false, to take in
+// from-to.
+func envelope(lo, hi int, ok bool, from, to int) (int, int, bool) {
+	if !ok {
+		return from, to, true
+	}
+	return min(lo, from), max(hi, to), true
 }
 
 // FourByFourOnly reports whether every row that names drives allows only
@@ -108,61 +108,42 @@ func (l Limits) union(y int, field func(PowertrainRule) []string) []string {
 
 // loadPowertrainsFrom parses the content of powertrains.tsv.
 func (v *Vocabulary) loadPowertrainsFrom(b []byte) error {
-	models := map[string]ModelSeed{}
-	brands := map[string]bool{}
-	for _, m := range v.Models {
-		models[m.Brand+"\t"+m.Name] = m
-	}
-	for _, b := range v.Brands {
-		brands[b.Slug] = true
-	}
-	list := func(s, group string) ([]string, error) {
-		if s == "" {
-			return nil, nil
-		}
-		out := strings.Split(s, ",")
-		for i, x := range out {
-			out[i] = strings.TrimSpace(x)
-			if _, ok := v.EnumValueIndex(group, out[i]); !ok {
-				return nil, fmt.Errorf("unknown %s %q", group, out[i])
-			}
-		}
-		return out, nil
-	}
-	year := func(s string) (int, error) { return optionalYear(s, 1930) }
-	return rowsOf("powertrains.tsv", b, 5, 8, func(_ int, f []string) error {
+	k := v.known()
+	return rowsOf("powertrains.tsv", b, 5, 8, func(rec *record) error {
+		f := rec.f
 		r := PowertrainRule{Brand: f[0], Model: f[1]}
-		if !brands[r.Brand] {
-			return fmt.Errorf("unknown brand %q", r.Brand)
+		if err := k.brand(r.Brand); err != nil {
+			return err
+		}
+		if r.Model != "*" {
+			if err := k.nameplate(r.Brand, r.Model); err != nil {
+				return err
+			}
 		}
 		var err error
-		if r.Model != "*" {
-			if _, ok := models[r.Brand+"\t"+r.Model]; !ok {
-				return fmt.Errorf("unknown nameplate %s %q", r.Brand, r.Model)
+		if r.From, err = rec.year(2, "year", 1930, true); err != nil {
+			return err
+		}
+		if r.To, err = rec.year(3, "year", 1930, true); err != nil {
+			return err
+		}
+		rec.who = r.Model
+		if r.To != 0 && r.To < r.From {
+			return rec.errorf("to %d before from %d", r.To, r.From)
+		}
+		if f[4] != "" {
+			if r.Fuels, err = rec.list(4, k.enum("fuel")); err != nil {
+				return err
 			}
 		}
-		if r.From, err = year(f[2]); err != nil {
-			return err
-		}
-		if r.To, err = year(f[3]); err != nil {
-			return err
-		}
-		if r.To != 0 && r.To < r.From {
-			return fmt.Errorf("%s: to %d before from %d", r.Model, r.To, r.From)
-		}
-		if r.Fuels, err = list(f[4], "fuel"); err != nil {
-			return fmt.Errorf("%s: %w", r.Model, err)
-		}
-		if r.Drives, err = list(f[5], "drive"); err != nil {
-			return fmt.Errorf("%s: %w", r.Model, err)
+		if f[5] != "" {
+			if r.Drives, err = rec.list(5, k.enum("drive")); err != nil {
+				return err
+			}
 		}
 		if f[6] != "" || f[7] != "" {
-			r.HPMin, err = strconv.Atoi(f[6])
-			if err == nil {
-				r.HPMax, err = strconv.Atoi(f[7])
-			}
-			if err != nil || r.HPMin < 1 || r.HPMax < r.HPMin {
-				return fmt.Errorf("%s: bad power range %q-%q", r.Model, f[6], f[7])
+			if r.HPMin, r.HPMax, err = rec.intRange(6, "power range", 1, math.MaxInt); err != nil {
+				return err
 			}
 		}
 		v.Powertrains = append(v.Powertrains, r)

@@ -2,6 +2,24 @@ package vocab
 
 import "fmt"
 
+// setUnits sets each spec's Units from units.tsv (see loadUnits).
+func (v *Vocabulary) setUnits() error {
+	units, err := loadUnits(v.Specs)
+	if err != nil {
+		return err
+	}
+	for i := range v.Specs {
+		st := &v.Specs[i]
+		for li := range st.Units {
+			st.Units[li] = st.Unit
+			if u, ok := units[st.Unit]; ok {
+				st.Units[li] = u[li]
+			}
+		}
+	}
+	return nil
+}
+
 // loadUnits reads units.tsv: each unit's symbol per locale where the
 // locale's car press writes it differently (PS, ch, CV, KM, LE, hk for hp;
 // cm³ for cc; U/min for rpm; words for years and months). It returns the
@@ -14,7 +32,8 @@ func loadUnits(specs []SpecType) (map[string]Labels, error) {
 		used[s.Unit] = true
 	}
 	units := map[string]Labels{}
-	err := rows("units.tsv", 1+NumLocales, 1+NumLocales, func(_ int, f []string) error {
+	err := rows("units.tsv", 1+NumLocales, 1+NumLocales, func(rec *record) error {
+		f := rec.f
 		u := f[0]
 		if !used[u] || u == "" {
 			return fmt.Errorf("unit %q is no spec's unit", u)

@@ -1,6 +1,9 @@
 package vocab
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // VanClasses are the size classes of vanclasses.tsv.
 var VanClasses = []string{"micro", "small", "medium", "large"}
@@ -16,23 +19,17 @@ func (v *Vocabulary) VanClass(brand, model string) string {
 
 // loadVanClassesFrom parses the content of vanclasses.tsv.
 func (v *Vocabulary) loadVanClassesFrom(b []byte) error {
-	models := map[string]bool{}
-	for _, m := range v.Models {
-		models[m.Brand+"\t"+m.Name] = true
-	}
+	k := v.known()
 	v.vanClass = map[string]string{}
-	return rowsOf("vanclasses.tsv", b, 3, 3, func(_ int, f []string) error {
-		key := f[0] + "\t" + f[1]
-		if !models[key] {
-			return fmt.Errorf("unknown nameplate %s %q", f[0], f[1])
+	return rowsOf("vanclasses.tsv", b, 3, 3, func(rec *record) error {
+		f := rec.f
+		if err := k.nameplate(f[0], f[1]); err != nil {
+			return err
 		}
-		known := false
-		for _, c := range VanClasses {
-			known = known || c == f[2]
-		}
-		if !known {
+		if !slices.Contains(VanClasses, f[2]) {
 			return fmt.Errorf("%s: class %q: micro, small, medium or large", f[1], f[2])
 		}
+		key := f[0] + "\t" + f[1]
 		if _, dup := v.vanClass[key]; dup {
 			return fmt.Errorf("%s %q listed twice", f[0], f[1])
 		}

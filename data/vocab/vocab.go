@@ -1,8 +1,6 @@
 package vocab
 
 import (
-	"bufio"
-	"bytes"
 	"embed"
 	"fmt"
 	"sort"
@@ -258,41 +256,11 @@ func Default() *Vocabulary {
 // Load parses the embedded files.
 func Load() (*Vocabulary, error) {
 	v := &Vocabulary{specIndex: map[string]int{}, enumIndex: map[string]int{}, intl: map[labelRef]bool{}}
-	if err := v.loadGroups(); err != nil {
-		return nil, err
-	}
-	if err := v.loadEnums(); err != nil {
-		return nil, err
-	}
-	if err := v.loadSpecs(); err != nil {
-		return nil, err
-	}
-	for li := range Locales {
-		if err := v.loadLabels(li); err != nil {
+	// The dictionary first, then what names its values.
+	for _, load := range []func() error{v.loadGroups, v.loadEnums, v.loadSpecs, v.loadAllLabels, v.setUnits, v.loadBrands, v.loadModels, v.loadAliases} {
+		if err := load(); err != nil {
 			return nil, err
 		}
-	}
-	units, err := loadUnits(v.Specs)
-	if err != nil {
-		return nil, err
-	}
-	for i := range v.Specs {
-		st := &v.Specs[i]
-		for li := range st.Units {
-			st.Units[li] = st.Unit
-			if u, ok := units[st.Unit]; ok {
-				st.Units[li] = u[li]
-			}
-		}
-	}
-	if err := v.loadBrands(); err != nil {
-		return nil, err
-	}
-	if err := v.loadModels(); err != nil {
-		return nil, err
-	}
-	if err := v.loadAliases(); err != nil {
-		return nil, err
 	}
 	// The tables of real histories, each parsed from its bytes (the
 	// parsers are fuzzed); generations.tsv runs after the models.
@@ -330,13 +298,11 @@ type BrandAlias struct {
 
 // loadAliases reads aliases.tsv; every alias must name a known brand, once.
 func (v *Vocabulary) loadAliases() error {
-	slugs := map[string]bool{}
-	for _, b := range v.Brands {
-		slugs[b.Slug] = true
-	}
+	k := v.known()
 	seen := map[string]bool{}
-	return rows("aliases.tsv", 2, 2, func(_ int, f []string) error {
-		if f[0] == "" || !slugs[f[1]] {
+	return rows("aliases.tsv", 2, 2, func(rec *record) error {
+		f := rec.f
+		if f[0] == "" || !k.brands[f[1]] {
 			return fmt.Errorf("alias %q of unknown brand %q", f[0], f[1])
 		}
 		if seen[f[0]] {
@@ -348,59 +314,9 @@ func (v *Vocabulary) loadAliases() error {
 	})
 }
 
-// rows reads a tab-separated embedded file, skipping comments and blank
-// lines, and checks that every row has between min and max fields.
-func rows(name string, min, max int, fn func(line int, f []string) error) error {
-	b, err := files.ReadFile(name)
-	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", name, err)
-	}
-	return rowsOf(name, b, min, max, fn)
-}
-
-// rowsOf is rows over the content b of the file name.
-func rowsOf(name string, b []byte, min, max int, fn func(line int, f []string) error) error {
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
-		if len(f) < min || len(f) > max {
-			return fmt.Errorf("%s:%d: %d fields, want %d to %d", name, n, len(f), min, max)
-		}
-		for len(f) < max {
-			f = append(f, "")
-		}
-		for i := range f {
-			f[i] = strings.TrimSpace(f[i])
-		}
-		if err := fn(n, f); err != nil {
-			return fmt.Errorf("%s:%d: %w", name, n, err)
-		}
-	}
-	return sc.Err()
-}
-
-// optionalYear reads a table's year column: empty is 0 (open), otherwise a
-// year from earliest to 2026, the catalogue's last model year.
-func optionalYear(s string, earliest int) (int, error) {
-	if s == "" {
-		return 0, nil
-	}
-	y, err := strconv.Atoi(s)
-	if err != nil || y < earliest || y > 2026 {
-		return 0, fmt.Errorf("bad year %q", s)
-	}
-	return y, nil
-}
-
 func (v *Vocabulary) loadGroups() error {
-	return rows("groups.tsv", 2, 2, func(_ int, f []string) error {
+	return rows("groups.tsv", 2, 2, func(rec *record) error {
+		f := rec.f
 		g := Group{Key: f[0]}
 		g.Labels[En] = f[1]
 		v.Groups = append(v.Groups, g)
@@ -409,7 +325,8 @@ func (v *Vocabulary) loadGroups() error {
 }
 
 func (v *Vocabulary) loadEnums() error {
-	return rows("enums.tsv", 3, 3, func(_ int, f []string) error {
+	return rows("enums.tsv", 3, 3, func(rec *record) error {
+		f := rec.f
 		gi, ok := v.enumIndex[f[0]]
 		if !ok {
 			gi = len(v.Enums)
@@ -433,7 +350,8 @@ func (v *Vocabulary) loadSpecs() error {
 	for i, g := range v.Groups {
 		groupIndex[g.Key] = i
 	}
-	return rows("specs.tsv", 10, 10, func(_ int, f []string) error {
+	return rows("specs.tsv", 10, 10, func(rec *record) error {
+		f := rec.f
 		st := SpecType{Key: f[0], Unit: f[3], Applies: f[6], Module: f[7], Gen: f[8], Enum: -1}
 		st.Labels[En] = f[9]
 		if _, dup := v.specIndex[st.Key]; dup {
@@ -474,13 +392,24 @@ func (v *Vocabulary) loadSpecs() error {
 	})
 }
 
+// loadAllLabels fills the labels of every locale.
+func (v *Vocabulary) loadAllLabels() error {
+	for li := range Locales {
+		if err := v.loadLabels(li); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // loadLabels fills the labels of locale li. English comes from the
 // dictionary files; labels/en.tsv must agree with them, and every other
 // locale must label exactly the same rows.
 func (v *Vocabulary) loadLabels(li int) error {
 	name := "labels/" + Locales[li] + ".tsv"
 	seen := map[string]bool{}
-	err := rows(name, 3, 4, func(_ int, f []string) error {
+	err := rows(name, 3, 4, func(rec *record) error {
+		f := rec.f
 		kind, key, label, note := f[0], f[1], f[2], f[3]
 		if label == "" {
 			return fmt.Errorf("empty label for %s %s", kind, key)
@@ -557,7 +486,8 @@ func (v *Vocabulary) labelSlot(kind, key string) (*Labels, error) {
 func (v *Vocabulary) loadBrands() error {
 	localized := []int{mustLocale("bg"), mustLocale("sr"), mustLocale("el"), mustLocale("ar")}
 	seenID, seenSlug := map[uint32]bool{}, map[string]bool{}
-	err := rows("brands.tsv", 6, 11, func(_ int, f []string) error {
+	err := rows("brands.tsv", 6, 11, func(rec *record) error {
+		f := rec.f
 		id, err := strconv.ParseUint(f[0], 10, 8)
 		if err != nil || id == 0 {
 			return fmt.Errorf("bad brand id %q (1 to 255: stable ids pack it in 8 bits)", f[0])
@@ -611,20 +541,18 @@ func mustLocale(l string) int {
 }
 
 func (v *Vocabulary) loadModels() error {
-	brands := map[string]bool{}
-	for _, b := range v.Brands {
-		brands[b.Slug] = true
-	}
+	k := v.known()
 	seen := map[string]bool{}
 	names, _ := files.ReadDir(".")
 	for _, de := range names {
 		if !strings.HasPrefix(de.Name(), "models_") || !strings.HasSuffix(de.Name(), ".tsv") {
 			continue
 		}
-		err := rows(de.Name(), 6, 7, func(_ int, f []string) error {
+		err := rows(de.Name(), 6, 7, func(rec *record) error {
+			f := rec.f
 			m := ModelSeed{Brand: f[0], Name: f[1], Body: f[2], Powertrain: f[6]}
-			if !brands[m.Brand] {
-				return fmt.Errorf("unknown brand %q", m.Brand)
+			if err := k.brand(m.Brand); err != nil {
+				return err
 			}
 			if m.Name == "" {
 				return fmt.Errorf("empty model name")
@@ -633,26 +561,22 @@ func (v *Vocabulary) loadModels() error {
 				return fmt.Errorf("duplicate model %s %q", m.Brand, m.Name)
 			}
 			seen[m.Brand+"\t"+m.Name] = true
+			rec.who = fmt.Sprintf("model %q", m.Name)
 			if _, ok := v.EnumValueIndex("body", m.Body); !ok {
-				return fmt.Errorf("model %q: unknown body %q", m.Name, m.Body)
+				return rec.errorf("unknown body %q", m.Body)
 			}
 			if len(f[3]) != 1 || !strings.Contains("ABCDEFSV", f[3]) {
-				return fmt.Errorf("model %q: unknown segment %q", m.Name, f[3])
+				return rec.errorf("unknown segment %q", f[3])
 			}
 			m.Segment = f[3][0]
 			var err error
-			if m.YearStart, err = strconv.Atoi(f[4]); err != nil || m.YearStart < 1990 || m.YearStart > 2026 {
-				return fmt.Errorf("model %q: bad year_start %q", m.Name, f[4])
-			}
-			if f[5] != "" {
-				if m.YearEnd, err = strconv.Atoi(f[5]); err != nil || m.YearEnd < m.YearStart || m.YearEnd > 2026 {
-					return fmt.Errorf("model %q: bad year_end %q", m.Name, f[5])
-				}
+			if m.YearStart, m.YearEnd, err = rec.span(4, "year_start", "year_end", 1990); err != nil {
+				return err
 			}
 			switch m.Powertrain {
 			case "petrol", "ice", "mixed", "hybrid", "phev", "ev", "fcev":
 			default:
-				return fmt.Errorf("model %q: unknown powertrain %q", m.Name, m.Powertrain)
+				return rec.errorf("unknown powertrain %q", m.Powertrain)
 			}
 			v.Models = append(v.Models, m)
 			return nil

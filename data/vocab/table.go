@@ -1,0 +1,223 @@
+package vocab
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// LastYear is the catalogue's last model year: no table's year lies after
+// it.
+const LastYear = 2026
+
+// rows reads the embedded table name (see rowsOf).
+func rows(name string, min, max int, fn func(r *record) error) error {
+	b, err := files.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", name, err)
+	}
+	return rowsOf(name, b, min, max, fn)
+}
+
+// rowsOf is the one reader of the vocabulary's tab-separated tables: it
+// reads the content b of the table name, skipping comments and blank
+// lines, checks that every row has between min and max fields and calls fn
+// with the row, its fields trimmed and padded to max. An error, fn's or
+// its own, names the file and line ("engines.tsv:12: ...").
+func rowsOf(name string, b []byte, min, max int, fn func(r *record) error) error {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) < min || len(f) > max {
+			return fmt.Errorf("%s:%d: %d fields, want %d to %d", name, n, len(f), min, max)
+		}
+		for len(f) < max {
+			f = append(f, "")
+		}
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		if err := fn(&record{f: f}); err != nil {
+			return fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+	}
+	return sc.Err()
+}
+
+// record is one row of a table. Its parsers read the common kinds of field
+// and word their errors alike; a loader checks what is particular to its
+// table itself, with errorf.
+type record struct {
+	f []string // the fields, trimmed, padded with "" to the table's most
+	// who is what the row is about ("RAV4", "TSI") once the loader knows
+	// it: errors after that name it first; "" names nothing.
+	who string
+}
+
+// errorf returns an error about the row, prefixed with who.
+func (r *record) errorf(format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	if r.who == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", r.who, err)
+}
+
+// name reads field 0 as the row's name, what it is about: not empty and
+// not yet in seen; what names the kind of row in the error ("badge").
+func name[T any](r *record, what string, seen map[string]T) (string, error) {
+	s := r.f[0]
+	if s == "" {
+		return "", fmt.Errorf("empty %s name", what)
+	}
+	if _, dup := seen[s]; dup {
+		return "", fmt.Errorf("%s %q twice", what, s)
+	}
+	r.who = s
+	return s, nil
+}
+
+// year reads field i, a model year from earliest to LastYear. An empty
+// field is 0 when optional and an error otherwise; what names the field in
+// the error ("bad first year ...").
+func (r *record) year(i int, what string, earliest int, optional bool) (int, error) {
+	s := r.f[i]
+	if s == "" && optional {
+		return 0, nil
+	}
+	y, err := strconv.Atoi(s)
+	if err != nil || y < earliest || y > LastYear {
+		return 0, r.errorf("bad %s %q", what, s)
+	}
+	return y, nil
+}
+
+// span reads fields i and i+1 as a span of model years: the first from
+// earliest, required; the last optional (0: open) and not before the first.
+// firstWhat and lastWhat name the fields in errors.
+func (r *record) span(i int, firstWhat, lastWhat string, earliest int) (first, last int, err error) {
+	if first, err = r.year(i, firstWhat, earliest, false); err != nil {
+		return 0, 0, err
+	}
+	if last, err = r.year(i+1, lastWhat, first, true); err != nil {
+		return 0, 0, err
+	}
+	return first, last, nil
+}
+
+// int reads field i, an integer from lo to hi; what names it in the error.
+func (r *record) int(i int, what string, lo, hi int) (int, error) {
+	return r.intOf(r.f[i], what, lo, hi)
+}
+
+// intOf reads s, a part of a field, as int does.
+func (r *record) intOf(s, what string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, r.errorf("bad %s %q (want %d-%d)", what, s, lo, hi)
+	}
+	return n, nil
+}
+
+// intRange reads fields i and i+1 as a range of integers lo <= min <= max
+// <= hi; what names the range in the error.
+func (r *record) intRange(i int, what string, lo, hi int) (min, max int, err error) {
+	min, err = strconv.Atoi(r.f[i])
+	if err == nil {
+		max, err = strconv.Atoi(r.f[i+1])
+	}
+	if err != nil || min < lo || max < min || max > hi {
+		return 0, 0, r.errorf("bad %s %q-%q", what, r.f[i], r.f[i+1])
+	}
+	return min, max, nil
+}
+
+// float reads field i, a number from lo to hi (not NaN); what names it in
+// the error.
+func (r *record) float(i int, what string, lo, hi float64) (float64, error) {
+	x, err := strconv.ParseFloat(r.f[i], 64)
+	if err != nil || !(x >= lo && x <= hi) {
+		return 0, r.errorf("bad %s %q", what, r.f[i])
+	}
+	return x, nil
+}
+
+// list reads field i as a comma-separated list, each item trimmed and
+// passed to check; an empty field is one empty item (a loader tests an
+// optional list for "" first). check's error is the row's.
+func (r *record) list(i int, check func(string) error) ([]string, error) {
+	out := strings.Split(r.f[i], ",")
+	for j, s := range out {
+		out[j] = strings.TrimSpace(s)
+		if err := check(out[j]); err != nil {
+			return nil, r.errorf("%w", err)
+		}
+	}
+	return out, nil
+}
+
+// known are the brands and nameplates a table's rows may name.
+type known struct {
+	v          *Vocabulary
+	brands     map[string]bool
+	nameplates map[string]bool // brand + "\t" + model name
+}
+
+// known returns the brands and nameplates loaded so far.
+func (v *Vocabulary) known() *known {
+	k := &known{v: v, brands: map[string]bool{}, nameplates: map[string]bool{}}
+	for _, b := range v.Brands {
+		k.brands[b.Slug] = true
+	}
+	for _, m := range v.Models {
+		k.nameplates[m.Brand+"\t"+m.Name] = true
+	}
+	return k
+}
+
+// brand checks a brand slug.
+func (k *known) brand(s string) error {
+	if !k.brands[s] {
+		return fmt.Errorf("unknown brand %q", s)
+	}
+	return nil
+}
+
+// nameplate checks a nameplate of a brand.
+func (k *known) nameplate(brand, model string) error {
+	if !k.nameplates[brand+"\t"+model] {
+		return fmt.Errorf("unknown nameplate %s %q", brand, model)
+	}
+	return nil
+}
+
+// nameplateOf returns a check of a nameplate of any of brands.
+func (k *known) nameplateOf(brands []string) func(string) error {
+	return func(m string) error {
+		for _, b := range brands {
+			if k.nameplates[b+"\t"+m] {
+				return nil
+			}
+		}
+		return fmt.Errorf("unknown nameplate %q of %v", m, brands)
+	}
+}
+
+// enum returns a check of a value of the enum group.
+func (k *known) enum(group string) func(string) error {
+	return func(s string) error {
+		if _, ok := k.v.EnumValueIndex(group, s); !ok {
+			return fmt.Errorf("unknown %s %q", group, s)
+		}
+		return nil
+	}
+}
