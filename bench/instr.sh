@@ -24,7 +24,7 @@
 #     requests and calls threadCPU again. Zeroing at ResetTimer and dumping at
 #     threadCPU make the last dump exactly the loop: the warm-up request before
 #     it, whose cost varies with what the cache-filling goroutines do meanwhile
-#     (5e4 instructions, sometimes 1e8), and the b.N=1 round are left out.
+#     (5e4 instructions, once 1.4e8), and the b.N=1 round are left out.
 #   - --toggle-collect counts only inside serveOnce (not inlined: check with
 #     `go tool objdump -s benchRouteOpts`); callgrind keeps the toggle per
 #     thread and the loop holds its thread, so the runtime's other threads
@@ -33,7 +33,7 @@
 #   - N2 is chosen from the first commit's N1 run so that it counts about
 #     TARGET (1e8) instructions, and kept for the route's other commits. The N1
 #     run is a second process of the same binary: its figure is the repeat
-#     (the "N1 vs N2" column; they agree to 0.2 %).
+#     (the "N1 vs N2" column; they agree to 0.4 % or better).
 #   - asyncpreemptoff: callgrind aborts on Go's preemption signal (threads.c:247,
 #     "Assertion 'sigNum == vgCallgrind_current_state.sig' failed"). Sysmon's
 #     cooperative preemption remains, about 1e3 instructions per 10 ms of
@@ -49,8 +49,10 @@
 # REPEAT) and the change of the mean against the first commit; every run's
 # figures go to OUT/instr.tsv. One run is 15-40 s (valgrind is about 50x
 # slower, and the catalogue is generated twice per run); all 22 routes for
-# three commits take about an hour on the 2-core VM. Needs valgrind
-# (`apt-get install -y valgrind`).
+# three commits took 30 minutes on the 2-core VM with other builds running.
+# PROFILES=1 keeps each loop's profile as OUT/SHA-ROUTE-N-TAG.loop.cg; for
+# callgrind_annotate's line view, check the commit out again at OUT/src-SHA
+# (the profile names its files there). Needs valgrind (`apt-get install -y valgrind`).
 set -euo pipefail
 
 N1=${N1:-50}
