@@ -39,6 +39,10 @@
 //     cache off), which cmd/loadmix -pinned prints. With TARGET it drives
 //     any server without pinning, as before. The in-process harness stays
 //     for allocation counts and latency at half peak.
+//   - instr.sh counts, under valgrind's callgrind, the instructions each
+//     httpd BenchmarkHandlers route costs per request (the timed loop
+//     alone), for the commits given: a figure other load does not move,
+//     for before-and-after comparisons of a few percent (issue 15).
 //
 // The benchmarks (load_test.go) are the entry points:
 //
@@ -48,4 +52,5 @@
 //	bench/pg/run.sh                                                          # the PostgreSQL peer, before Load
 //	bench/wrk.sh                                                             # pinned wrk against a static twin
 //	SCALE=0.05 REPEAT=1 DURATION=1s bench/wrk.sh                             # the same on a small catalogue, quickly
+//	bench/instr.sh d4c5aa6 HEAD                                              # handler instructions per request, per commit
 package bench
