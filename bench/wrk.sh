@@ -44,7 +44,9 @@
 # Environment: SNAPSHOT, SCALE, PLAN (free), DURATION (3s), WARMUP (1s; 0
 # skips), REPEAT (3), CONNS (32), QUERIES (266), ROUTES (a regular
 # expression over route names; default all), SERVER_CORE (1), CLIENT_CORE
-# (0). With TARGET (and KEY) it drives that server as before issue 20:
+# (0), CATALOGUED (a catalogued binary to measure instead of the one built
+# from this tree, e.g. another commit's; the static twin is still this
+# tree's). With TARGET (and KEY) it drives that server as before issue 20:
 # THREADS (2) wrk threads, no pinning, no static twin, wrk's whole output
 # per route; ROUTES defaults there to variant detail, specs de, brands,
 # filter fuel+power and search prefixes. An external server's limits must
@@ -129,7 +131,8 @@ score="${SERVER_CORE:-1}"
 ccore="${CLIENT_CORE:-0}"
 tck="$(getconf CLK_TCK)"
 
-echo "== building catalogued, catalogue and static"
+catalogued="${CATALOGUED:-$out/bin/catalogued}"
+echo "== building catalogued, catalogue and static${CATALOGUED:+ (measuring $CATALOGUED instead of this catalogued)}"
 (cd "$repo" && go build -o "$out/bin/catalogued" ./cmd/catalogued && go build -o "$out/bin/catalogue" ./cmd/catalogue &&
   go build -o "$out/bin/static" ./bench/cmd/static)
 if [ -n "${SNAPSHOT:-}" ]; then
@@ -184,7 +187,7 @@ n=2000000000
 # catalogued_up [FLAGS...] starts catalogued on the snapshot; sets CAT and CAT_ADDR.
 catalogued_up() {
   CAT_ADDR="127.0.0.1:$(freeport 18080)"
-  start catalogued "$CAT_ADDR" "$tmp/catalogued.log" "$out/bin/catalogued" -listen "$CAT_ADDR" -admin.listen "" -mcp.listen "" \
+  start catalogued "$CAT_ADDR" "$tmp/catalogued.log" "$catalogued" -listen "$CAT_ADDR" -admin.listen "" -mcp.listen "" \
     -state "$tmp/state" -snapshot "$snap" "-limits.$plan" "$n,$n,$n" "$@"
   CAT=$PID
   echo "catalogued on $CAT_ADDR (pid $CAT, core $score, GOMAXPROCS=1${*:+, $*}), RSS after loading: $(rss "$CAT")"

@@ -19,6 +19,7 @@ type filters struct {
 	fuel, body, drive *index.Equality
 	power, price      *index.Range
 	years             map[int]*roaring.Bitmap // production year -> variants whose generation covers it
+	yearRows          map[int][]uint32        // the same rows in ascending order
 	yearCount         map[int]uint64
 	syncYear          int
 }
@@ -54,12 +55,14 @@ func (c *Catalogue) deriveFilters() {
 		}
 	}
 	f.years = make(map[int]*roaring.Bitmap, len(rows))
+	f.yearRows = make(map[int][]uint32, len(rows))
 	f.yearCount = make(map[int]uint64, len(rows))
 	for y, rs := range rows {
 		sort.Slice(rs, func(i, j int) bool { return rs[i] < rs[j] })
 		b := roaring.BitmapOf(rs...)
 		b.RunOptimize()
 		f.years[y] = b
+		f.yearRows[y] = slices.Clip(rs)
 		f.yearCount[y] = b.GetCardinality()
 	}
 }
@@ -88,9 +91,10 @@ func PutFilterScratch(s *FilterScratch) {
 }
 
 // leaf is one resolved condition of a conjunction with its exact size, and
-// what checking it on a single row needs.
+// what checking it on rows needs.
 type leaf struct {
 	eq    *roaring.Bitmap
+	rows  []uint32 // eq's rows in ascending order
 	rng   *index.Range
 	i, j  int
 	count uint64
@@ -100,30 +104,53 @@ type leaf struct {
 	lo, hi int64
 }
 
-// matches checks the leaf on one row against the columns.
-func (c *Catalogue) matches(l *leaf, row uint32) bool {
+// keep keeps the rows of batch that meet the leaf, in order, checked on
+// the columns one leaf at a time (the field's switch once per batch, not
+// per row), and returns them.
+func (c *Catalogue) keep(l *leaf, batch []uint32) []uint32 {
+	n := 0
 	switch l.field {
-	case query.Fuel:
-		return c.VarFuel[row] == l.code
-	case query.Body:
-		return c.VarBody[row] == l.code
-	case query.Drive:
-		return c.VarDrive[row] == l.code
-	case query.Power:
-		v := c.VarPowerHP[row]
-		return v != Null && int64(v) >= l.lo && int64(v) <= l.hi
-	case query.Price:
-		v := c.VarPriceEUR[row]
-		return c.VarHasPrice[row] && v > 0 && int64(v) >= l.lo && int64(v) <= l.hi
-	case query.Year:
-		g := c.VarGen[row]
-		end := int64(c.GenYearEnd[g])
-		if end == 0 {
-			end = int64(c.filters.syncYear)
+	case query.Fuel, query.Body, query.Drive:
+		col := c.VarFuel
+		if l.field == query.Body {
+			col = c.VarBody
+		} else if l.field == query.Drive {
+			col = c.VarDrive
 		}
-		return int64(c.GenYearStart[g]) <= l.lo && l.lo <= end
+		for _, r := range batch {
+			if col[r] == l.code {
+				batch[n] = r
+				n++
+			}
+		}
+	case query.Power:
+		for _, r := range batch {
+			if v := c.VarPowerHP[r]; v != Null && int64(v) >= l.lo && int64(v) <= l.hi {
+				batch[n] = r
+				n++
+			}
+		}
+	case query.Price:
+		for _, r := range batch {
+			if v := c.VarPriceEUR[r]; c.VarHasPrice[r] && v > 0 && int64(v) >= l.lo && int64(v) <= l.hi {
+				batch[n] = r
+				n++
+			}
+		}
+	case query.Year:
+		for _, r := range batch {
+			g := c.VarGen[r]
+			end := int64(c.GenYearEnd[g])
+			if end == 0 {
+				end = int64(c.filters.syncYear)
+			}
+			if int64(c.GenYearStart[g]) <= l.lo && l.lo <= end {
+				batch[n] = r
+				n++
+			}
+		}
 	}
-	return false
+	return batch[:n]
 }
 
 // resolve turns a Term or Range into a leaf; ok is false for a condition
@@ -154,7 +181,7 @@ func (c *Catalogue) resolve(q query.Q) (leaf, bool, error) {
 		if code < 0 {
 			return leaf{}, false, nil
 		}
-		return leaf{eq: e.Bitmap(code), count: e.Count(code), field: q.Field, code: uint8(code)}, e.Count(code) > 0, nil
+		return leaf{eq: e.Bitmap(code), rows: e.Rows(code), count: e.Count(code), field: q.Field, code: uint8(code)}, e.Count(code) > 0, nil
 	case query.Range:
 		switch q.Field {
 		case query.Power, query.Price:
@@ -172,7 +199,7 @@ func (c *Catalogue) resolve(q query.Q) (leaf, bool, error) {
 			if !ok {
 				return leaf{}, false, nil
 			}
-			return leaf{eq: b, count: f.yearCount[int(q.Lo)], field: q.Field, lo: q.Lo, hi: q.Hi}, true, nil
+			return leaf{eq: b, rows: f.yearRows[int(q.Lo)], count: f.yearCount[int(q.Lo)], field: q.Field, lo: q.Lo, hi: q.Hi}, true, nil
 		}
 		return leaf{}, false, fmt.Errorf("field %s is not numeric", q.Field)
 	}
@@ -203,10 +230,11 @@ const (
 //
 // The plan resolves each condition to a bitmap or a range with its exact
 // size and picks the cheaper of two:
-//   - walk: iterate the smallest bitmap (or every row) in id order from the
-//     position and check the other conditions on the columns, stopping at
-//     limit+1 matches; its cost is the rows expected to be scanned, from
-//     the conditions' selectivities;
+//   - walk: read the rows of the smallest bitmap condition (as a sorted
+//     list, or every row) in id order from the position, a batch at a
+//     time, and keep those meeting the other conditions on the columns,
+//     stopping at limit+1 matches; its cost is the rows expected to be
+//     scanned, from the conditions' selectivities;
 //   - intersect: start from the smallest condition, intersect the others in
 //     place on the scratch bitmap, then walk the result; its cost is the
 //     number of bitmap operations.
@@ -278,33 +306,46 @@ const (
 
 var forcePlan = 0
 
-// checkOthers reports whether row meets every leaf but the driver.
-func (c *Catalogue) checkOthers(s *FilterScratch, driver int, row uint32) bool {
-	for i := range s.leaves {
-		if i != driver && !c.matches(&s.leaves[i], row) {
-			return false
-		}
-	}
-	return true
-}
+// walkBatch is how many of the driver's rows filterWalk checks at a time.
+const walkBatch = 64
 
-// filterWalk iterates the driver (every row when driver < 0) from start and
-// checks the other leaves on the columns.
+// filterWalk reads the driver's rows (every row when driver < 0) from
+// start, a batch at a time, and keeps those meeting the other leaves.
 func (c *Catalogue) filterWalk(dst []uint32, driver int, start uint32, limit int, s *FilterScratch) []uint32 {
-	if driver < 0 {
-		for r := start; r < uint32(len(c.VarID)) && len(dst) <= limit; r++ {
-			if c.checkOthers(s, driver, r) {
-				dst = append(dst, r)
+	var rows []uint32
+	if driver >= 0 {
+		rows = s.leaves[driver].rows
+		i, _ := slices.BinarySearch(rows, start)
+		rows = rows[i:]
+	}
+	n := uint32(len(c.VarID))
+	var buf [walkBatch]uint32
+	for len(dst) <= limit {
+		var batch []uint32
+		if driver >= 0 {
+			k := min(len(rows), walkBatch)
+			if k == 0 {
+				break
+			}
+			batch = append(buf[:0], rows[:k]...) // keep compacts it in place
+			rows = rows[k:]
+		} else {
+			k := min(n-min(start, n), walkBatch)
+			if k == 0 {
+				break
+			}
+			batch = buf[:k]
+			for i := range batch {
+				batch[i] = start + uint32(i)
+			}
+			start += k
+		}
+		for i := range s.leaves {
+			if i != driver {
+				batch = c.keep(&s.leaves[i], batch)
 			}
 		}
-		return dst
-	}
-	s.it.Initialize(s.leaves[driver].eq) // read-only iteration of a shared bitmap
-	s.it.AdvanceIfNeeded(start)
-	for s.it.HasNext() && len(dst) <= limit {
-		if r := s.it.Next(); c.checkOthers(s, driver, r) {
-			dst = append(dst, r)
-		}
+		dst = append(dst, batch[:min(len(batch), limit+1-len(dst))]...)
 	}
 	return dst
 }

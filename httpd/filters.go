@@ -1,7 +1,12 @@
 package httpd
 
 import (
+	"bytes"
+	"encoding/binary"
 	"strconv"
+	"sync/atomic"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/engine/query"
@@ -14,6 +19,70 @@ import (
 // An unknown fuel, body or drive matches nothing; ev=true keeps
 // battery-electric variants only, as the contract says.
 func (o *operations) filter(rq *request, p *Params) error {
+	f := o.filterQuery(rq, p)
+	q, canon := f.q, f.canon // canon, the canonical filter text, is bound into the cursor
+	bind := binding(o.codec, tierFull, routeFilter, canon, rq.lang)
+	after, _ := engine.ParseIDPosition(openCursor(o.codec, rq, p.Cursor, bind))
+	fs := engine.GetFilterScratch()
+	defer engine.PutFilterScratch(fs)
+	rows, err := rq.v.cat.Filter(rq.rows[:0], q, after, p.Limit, fs)
+	if err != nil {
+		return badRequest("The filters cannot be combined: " + err.Error())
+	}
+	rq.rows = rows
+	return o.variantPage(rq, p, rows, bind)
+}
+
+// filterQuery is the simplified query of a filter call and its canonical
+// text: what its filter parameters alone determine.
+type filterQuery struct {
+	params []byte // the parameters, as appendFilterParams packs them
+	q      query.Q
+	canon  []byte
+}
+
+// filterQueries remembers the filterQuery of recent filter parameters: a
+// slot per hash of the packed parameters, the last one wins. Building and
+// simplifying a query allocates about ten times; a hit, not at all.
+type filterQueries [1024]atomic.Pointer[filterQuery]
+
+// filterQuery returns the filterQuery of p's filter parameters, from
+// o.queries when it holds them.
+func (o *operations) filterQuery(rq *request, p *Params) *filterQuery {
+	key := appendFilterParams(rq.tmp[:0], p)
+	rq.tmp = key
+	slot := &o.queries[xxhash.Sum64(key)%uint64(len(o.queries))]
+	if f := slot.Load(); f != nil && bytes.Equal(f.params, key) {
+		return f
+	}
+	q := newFilterQuery(p)
+	f := &filterQuery{params: bytes.Clone(key), q: q, canon: q.AppendText(nil)}
+	slot.Store(f)
+	return f
+}
+
+// appendFilterParams packs the filter parameters of p, each value with
+// its length or presence, so that two different sets never pack alike.
+func appendFilterParams(dst []byte, p *Params) []byte {
+	for _, v := range [...][]byte{p.Fuel, p.Body, p.Drive} {
+		dst = binary.AppendUvarint(dst, uint64(len(v)))
+		dst = append(dst, v...)
+	}
+	for _, v := range [...]optInt{p.PowerMin, p.PowerMax, p.PriceMax, p.Year} {
+		if !v.set {
+			dst = append(dst, 0)
+			continue
+		}
+		dst = binary.LittleEndian.AppendUint64(append(dst, 1), uint64(v.v))
+	}
+	if p.EV {
+		return append(dst, 1)
+	}
+	return append(dst, 0)
+}
+
+// newFilterQuery builds the simplified query of p's filter parameters.
+func newFilterQuery(p *Params) query.Q {
 	conds := make([]query.Q, 0, 8)
 	term := func(f query.Field, v []byte) {
 		if len(v) > 0 {
@@ -38,18 +107,7 @@ func (o *operations) filter(rq *request, p *Params) error {
 	if p.EV {
 		conds = append(conds, query.Term{Field: query.Fuel, Value: "electric"})
 	}
-	q := query.Simplify(query.And{Children: conds})
-	canon := q.AppendText(make([]byte, 0, 128)) // the canonical filter text, bound into the cursor
-	bind := binding(o.codec, tierFull, routeFilter, canon, rq.lang)
-	after, _ := engine.ParseIDPosition(openCursor(o.codec, rq, p.Cursor, bind))
-	fs := engine.GetFilterScratch()
-	defer engine.PutFilterScratch(fs)
-	rows, err := rq.v.cat.Filter(rq.rows[:0], q, after, p.Limit, fs)
-	if err != nil {
-		return badRequest("The filters cannot be combined: " + err.Error())
-	}
-	rq.rows = rows
-	return o.variantPage(rq, p, rows, bind)
+	return query.Simplify(query.And{Children: conds})
 }
 
 // compare answers GET /v1/compare?ids=: 2 to 4 variants side by side, in
@@ -81,15 +139,30 @@ func (o *operations) compare(rq *request, p *Params) error {
 		return notFound("No variant with id " + quoted(missing) + "; nothing was compared.")
 	}
 	b := append(rq.buf[:0], `{"data":[`...)
+	// The body's content hash is the hash of its parts' hashes and its
+	// tail (see compareSum), not of its 15-60 KB.
+	sums := binary.LittleEndian.AppendUint64(rq.tmp[:0], compareSalt)
 	for i, r := range rows[:p.NIDs] {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = o.appendSpecsObject(rq, b, r)
+		var sum uint64
+		b, sum = o.appendSpecsObject(rq, b, r)
+		sums = binary.LittleEndian.AppendUint64(sums, sum)
 		rq.synced = max(rq.synced, c.VarSyncedAt[r])
 	}
 	b = append(b, "],"...)
+	tail := len(b)
 	b = rq.appendMeta(b)
 	rq.buf = append(b, '}')
-	return rq.done()
+	sums = append(sums, rq.buf[tail:]...)
+	rq.tmp = sums
+	return rq.doneSum(xxhash.Sum64(sums))
 }
+
+// compareSalt starts what a compare body's content hash is taken over: the
+// salt, the xxHash of each compared VariantSpecs object in order (8 bytes
+// little-endian each) and the body's bytes after the last object. Those
+// determine the body, so the ETag changes exactly when the body does, as
+// a strong validator must (the salt: the bytes hashed are never a body).
+const compareSalt = 0x636f6d7061726534 // "compare4"

@@ -89,6 +89,7 @@ func BenchmarkHandlers(b *testing.B) {
 	b.Run("specs-de", func(b *testing.B) { benchRoute(b, variantURI("/specs?locale=de")) })
 	b.Run("specs-ar-imperial", func(b *testing.B) { benchRoute(b, variantURI("/specs?locale=ar&units=imperial")) })
 	b.Run("images", func(b *testing.B) { benchRoute(b, variantURI("/images")) })
+	b.Run("prices", func(b *testing.B) { benchRoute(b, variantURI("/prices")) })
 	b.Run("brands", func(b *testing.B) { benchRoute(b, func(*env) string { return "/v1/brands" }) })
 	b.Run("models", func(b *testing.B) { benchRoute(b, func(*env) string { return "/v1/brands/volkswagen/models" }) })
 	b.Run("generation-variants", func(b *testing.B) {

@@ -40,6 +40,7 @@ type operations struct {
 	now        func() time.Time
 	licensing  string // where GET /export points
 	upgradeURL string
+	queries    *filterQueries // recent filter parameters' queries
 	// Hits and misses of the body and search caches, for the metrics.
 	bodyHit, bodyMiss, searchHit, searchMiss func()
 }

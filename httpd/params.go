@@ -365,15 +365,14 @@ func (v *vocabularies) allows(d *Param, value []byte) bool {
 	if !d.closed || len(value) == 0 || v == nil {
 		return true
 	}
-	lists := [][]string{v[d.vocab]}
-	if d.vocab == bodies {
-		lists = append(lists, v[bodyLabels])
-	}
-	for _, list := range lists {
-		for _, s := range list {
-			if strings.EqualFold(s, string(value)) {
-				return true
-			}
+	return anyEqualFold(v[d.vocab], value) || (d.vocab == bodies && anyEqualFold(v[bodyLabels], value))
+}
+
+// anyEqualFold reports whether list holds value, compared as EqualFold does.
+func anyEqualFold(list []string, value []byte) bool {
+	for _, s := range list {
+		if strings.EqualFold(s, string(value)) {
+			return true
 		}
 	}
 	return false

@@ -69,6 +69,14 @@ func (rq *request) done() error {
 	return nil
 }
 
+// doneSum makes rq.buf the answer with sum as its content hash: an answer
+// assembled from parts whose hashes are known, so that it is not hashed
+// again (see compare).
+func (rq *request) doneSum(sum uint64) error {
+	rq.body, rq.sum, rq.fixed = rq.buf, sum, false
+	return nil
+}
+
 // doneFixed makes an immutable body, whose xxHash is sum, the answer.
 func (rq *request) doneFixed(body []byte, sum uint64) error {
 	rq.body, rq.sum, rq.fixed = body, sum, true
@@ -149,10 +157,11 @@ func (rq *request) pageKey(route uint64, parent uint32, pos []byte) (key uint64,
 // rendered is an immutable rendered body, its content hash and, for a
 // list page, the identity its key was hashed from (nil otherwise).
 type rendered struct {
-	body []byte
-	sum  uint64
-	id   []byte
-	data int // body[len(`{"data":`):data] is the data member's value
+	body    []byte
+	sum     uint64
+	id      []byte
+	data    int    // body[len(`{"data":`):data] is the data member's value
+	dataSum uint64 // its xxHash, when data > 0
 }
 
 // cached makes the cached body of key, whose identity is id (nil for
@@ -187,6 +196,9 @@ func (o *operations) store(rq *request, key uint64, id []byte, data int) {
 // keep caches body, which it owns from then on, under key: see store.
 func (o *operations) keep(key uint64, body, id []byte, data int) *rendered {
 	r := &rendered{body: body, sum: xxhash.Sum64(body), data: data}
+	if data > 0 {
+		r.dataSum = xxhash.Sum64(body[len(dataOpen):data])
+	}
 	if id != nil {
 		r.id = append([]byte(nil), id...)
 	}

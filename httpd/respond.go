@@ -43,8 +43,9 @@ func canonical(name string) []byte { return fasthttp.AppendNormalizedHeaderKey(n
 
 // send sends the answer of rq as the 200 body of a keyed catalogue
 // response, with a strong ETag, Cache-Control and Vary, answering
-// If-None-Match with 304 and compressing when the client accepts it. An
-// immutable body is sent without copying.
+// If-None-Match with 304 and compressing when the client accepts it. The
+// body is sent without copying: an immutable one as it is, a rendered one
+// (rq.buf) swapped with the response's body buffer.
 //
 // The ETag is the xxHash of the rendered bytes, so it changes exactly when
 // the representation does (another snapshot, locale, units, id view, page)
@@ -77,7 +78,9 @@ func (s *Service) send(ctx *fasthttp.RequestCtx, rq *request) {
 		if immutable {
 			ctx.Response.SetBodyRaw(body)
 		} else {
-			ctx.Response.SetBody(body)
+			// The rendered body is rq.buf: the response takes it and rq
+			// renders the next answer into the response's former buffer.
+			rq.buf, rq.body = ctx.Response.SwapBody(body)[:0], nil
 		}
 		return
 	}

@@ -193,7 +193,7 @@ func New(c *engine.Catalogue, opts Options) (*Service, error) {
 		return s.obs.Counter(`catalogue_cache_requests_total{cache="` + cache + `",result="` + result + `"}`).Inc
 	}
 	s.ops = operations{codec: opts.Codec, threshold: opts.SearchThreshold, limits: &s.limits, now: opts.Now,
-		licensing: opts.LicensingURL, upgradeURL: opts.UpgradeURL,
+		licensing: opts.LicensingURL, upgradeURL: opts.UpgradeURL, queries: new(filterQueries),
 		bodyHit: cacheCounter("body", "hit"), bodyMiss: cacheCounter("body", "miss"),
 		searchHit: cacheCounter("search", "hit"), searchMiss: cacheCounter("search", "miss")}
 	s.compressedHit, s.compressedMiss = cacheCounter("compressed", "hit"), cacheCounter("compressed", "miss")

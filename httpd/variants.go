@@ -3,6 +3,8 @@ package httpd
 import (
 	"strconv"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd/publicid"
 )
@@ -111,27 +113,28 @@ func (rq *request) appendDataBody(dst []byte, row uint32, render func([]byte, ui
 const dataOpen = `{"data":`
 
 // appendSpecsObject appends the VariantSpecs object of row in the
-// request's locale, units and id view: the data member of its cached
-// specs body when the body cache holds it; otherwise rendered, and its
-// specs body cached for the next caller of either route.
-func (o *operations) appendSpecsObject(rq *request, dst []byte, row uint32) []byte {
+// request's locale, units and id view, and returns its xxHash too: the
+// data member of its cached specs body when the body cache holds it;
+// otherwise rendered, and its specs body cached for the next caller of
+// either route.
+func (o *operations) appendSpecsObject(rq *request, dst []byte, row uint32) ([]byte, uint64) {
+	start := len(dst)
 	if o.bodies == nil {
-		return rq.appendVariantSpecs(dst, row)
+		dst = rq.appendVariantSpecs(dst, row)
+		return dst, xxhash.Sum64(dst[start:])
 	}
 	key := rq.bodyKey(cachedSpecs, row)
 	if r, ok := o.bodies.Get(key); ok && r.id == nil {
 		o.bodyHit()
-		return append(dst, r.body[len(dataOpen):r.data]...)
+		return append(dst, r.body[len(dataOpen):r.data]...), r.dataSum
 	}
 	o.bodyMiss()
-	start := len(dst)
 	dst = rq.appendVariantSpecs(dst, row)
 	synced := rq.synced
 	rq.synced = rq.v.cat.VarSyncedAt[row]
 	body, data := rq.appendDataBody(make([]byte, 0, len(dst)-start+160), row, func(b []byte, _ uint32) []byte { return append(b, dst[start:]...) })
 	rq.synced = synced
-	o.keep(key, body, nil, data)
-	return dst
+	return dst, o.keep(key, body, nil, data).dataSum
 }
 
 func (o *operations) variantImages(rq *request, p *Params) error {

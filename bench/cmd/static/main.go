@@ -11,8 +11,11 @@
 // a line), sends each once to -target with the key, keeps the response,
 // then listens. Every header is replayed but Date (fasthttp sets its own,
 // as catalogued's does), Content-Length (set from the body) and Connection;
-// the Server name is catalogued's. A request URI it did not capture gets
-// 404. Run it with GOMAXPROCS=1 and pinned to a core, as wrk.sh does.
+// it is served by httpd.NewServer, with catalogued's fasthttp settings
+// (read and write deadlines, idle timeout, read buffer, the request header
+// hook, the Server name), so that the two differ only by the work. A
+// request URI it did not capture gets 404. Run it with GOMAXPROCS=1 and
+// pinned to a core, as wrk.sh does.
 package main
 
 import (
@@ -27,6 +30,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/vspec/catalogue/httpd"
 )
 
 var (
@@ -65,22 +70,20 @@ func main() {
 	if err != nil {
 		log.Fatalf("static: %v", err)
 	}
-	srv := &fasthttp.Server{
-		Name:                 "catalogued",
-		NoDefaultContentType: true,
-		Handler: func(ctx *fasthttp.RequestCtx) {
-			r, ok := table[string(ctx.RequestURI())]
-			if !ok {
-				ctx.SetStatusCode(fasthttp.StatusNotFound)
-				return
-			}
-			ctx.SetStatusCode(r.status)
-			for _, h := range r.headers {
-				ctx.Response.Header.SetBytesKV(h[0], h[1])
-			}
-			ctx.Response.SetBodyRaw(r.body)
-		},
-	}
+	// catalogued's own server settings (timeouts, read buffer, request
+	// header hook, name): the same server, the same bytes, no work.
+	srv := httpd.NewServer(httpd.Options{}, func(ctx *fasthttp.RequestCtx) {
+		r, ok := table[string(ctx.RequestURI())]
+		if !ok {
+			ctx.SetStatusCode(fasthttp.StatusNotFound)
+			return
+		}
+		ctx.SetStatusCode(r.status)
+		for _, h := range r.headers {
+			ctx.Response.Header.SetBytesKV(h[0], h[1])
+		}
+		ctx.Response.SetBodyRaw(r.body)
+	})
 	fmt.Fprintf(os.Stderr, "static: %d paths captured from %s, listening on %s\n", len(table), *target, ln.Addr())
 	if err := srv.Serve(ln); err != nil {
 		log.Fatalf("static: %v", err)
