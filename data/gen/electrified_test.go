@@ -12,10 +12,7 @@ import (
 // electrifiedRules are issue 16's checks of full and plug-in hybrids
 // against electrified.tsv and hybridgearboxes.tsv: the years a nameplate
 // had them, their system power and the gearbox their brand gave them.
-var electrifiedRules = []struct {
-	name string
-	bad  func(f *ptFacts) string
-}{
+var electrifiedRules = []rule[ptFacts]{
 	{"full hybrid in years the nameplate had none (electrified.tsv)", func(f *ptFacts) string {
 		return outsideElectrifiedYears(f, "hybrid", "hybrid")
 	}},
@@ -129,19 +126,8 @@ func outsideElectrifiedYears(f *ptFacts, fuel, class string) string {
 // TestElectrifiedInvariants checks the hybrid rules on every variant of the
 // full catalogue, the demo set's included.
 func TestElectrifiedInvariants(t *testing.T) {
-	s := full(t)
-	facts, _ := collectPTFacts(s)
-	for _, rule := range electrifiedRules {
-		t.Run(strings.ReplaceAll(rule.name, " ", "_"), func(t *testing.T) {
-			var v tally
-			for row := range facts {
-				if why := rule.bad(&facts[row]); why != "" {
-					v.add("%s %q: %s", facts[row].brand, facts[row].name, why)
-				}
-			}
-			v.report(t)
-		})
-	}
+	facts, _ := collectPTFacts(full(t))
+	checkRules(t, electrifiedRules, facts, (*ptFacts).label, nil)
 }
 
 // TestElectrifiedRulesCatch feeds each rule a known-good and a known-bad

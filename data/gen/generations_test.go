@@ -38,10 +38,7 @@ func tablePhases(ms vocab.ModelSeed) []vocab.Phase {
 
 // generationRules are the rules of issue 16, item 1, each checked on every
 // generation of the full catalogue.
-var generationRules = []struct {
-	name string
-	bad  func(g *genFacts) string
-}{
+var generationRules = []rule[genFacts]{
 	{"generation not in generations.tsv (name and years)", func(g *genFacts) string {
 		if len(g.seed.Marks) == 0 {
 			return ""
@@ -87,21 +84,44 @@ var generationRules = []struct {
 	}},
 }
 
+// markFacts is a mark of the full catalogue: a generation and its
+// facelift together, from the first's start to the second's end.
+type markFacts struct {
+	*genFacts
+	start, end int
+}
+
 // markRules check the marks (a generation and its facelift together) of the
 // nameplates generations.tsv does not list.
-var markRules = []struct {
-	name string
-	bad  func(seed vocab.ModelSeed, start, end int) string
-}{
-	{"cycle mark outside 5-10 years (unlisted nameplates running 5 years or more)", func(seed vocab.ModelSeed, start, end int) string {
-		if len(seed.Marks) > 0 || endYear(seed.YearEnd)-seed.YearStart < 5 {
+var markRules = []rule[markFacts]{
+	{"cycle mark outside 5-10 years (unlisted nameplates running 5 years or more)", func(m *markFacts) string {
+		if len(m.seed.Marks) > 0 || endYear(m.seed.YearEnd)-m.seed.YearStart < 5 {
 			return ""
 		}
-		if n := endYear(end) - start; n < 5 || n > 10 {
+		if n := endYear(m.end) - m.start; n < 5 || n > 10 {
 			return fmt.Sprintf("%d years", n)
 		}
 		return ""
 	}},
+}
+
+// marksOf returns the marks of generations: a generation followed by its
+// "<name> Facelift" is one mark (the table's facelift names are those of
+// listed nameplates, which the mark rules skip), any other generation one
+// on its own.
+func marksOf(generations []genFacts) []markFacts {
+	var out []markFacts
+	for i := 0; i < len(generations); i++ {
+		f := &generations[i]
+		start, end := f.yearStart, f.yearEnd
+		if i+1 < len(generations) && generations[i+1].seed.Name == f.seed.Name && generations[i+1].brand == f.brand &&
+			strings.TrimSpace(strings.TrimSuffix(generations[i+1].name, "Facelift")) == f.name && strings.HasSuffix(generations[i+1].name, "Facelift") {
+			end = generations[i+1].yearEnd
+			i++
+		}
+		out = append(out, markFacts{f, start, end})
+	}
+	return out
 }
 
 func collectGenFacts(s *dataset.Set) []genFacts {
@@ -128,38 +148,12 @@ func collectGenFacts(s *dataset.Set) []genFacts {
 func TestGenerationInvariants(t *testing.T) {
 	s := full(t)
 	facts := collectGenFacts(s)
-	for _, rule := range generationRules {
-		t.Run(strings.ReplaceAll(rule.name, " ", "_"), func(t *testing.T) {
-			var v tally
-			for i := range facts {
-				f := &facts[i]
-				if why := rule.bad(f); why != "" {
-					v.add("%s %q %d-%d: %s", f.brand, f.full, f.yearStart, f.yearEnd, why)
-				}
-			}
-			v.report(t)
-		})
-	}
-	// A mark is a generation followed by its "<name> Facelift" (or the
-	// table's facelift name, for listed nameplates this rule skips).
-	for _, rule := range markRules {
-		t.Run(strings.ReplaceAll(rule.name, " ", "_"), func(t *testing.T) {
-			var v tally
-			for i := 0; i < len(facts); i++ {
-				f := &facts[i]
-				start, end := f.yearStart, f.yearEnd
-				if i+1 < len(facts) && facts[i+1].seed.Name == f.seed.Name && facts[i+1].brand == f.brand &&
-					strings.TrimSpace(strings.TrimSuffix(facts[i+1].name, "Facelift")) == f.name && strings.HasSuffix(facts[i+1].name, "Facelift") {
-					end = facts[i+1].yearEnd
-					i++
-				}
-				if why := rule.bad(f.seed, start, end); why != "" {
-					v.add("%s %q %d-%d: %s", f.brand, f.full, start, end, why)
-				}
-			}
-			v.report(t)
-		})
-	}
+	checkRules(t, generationRules, facts, func(f *genFacts) string {
+		return fmt.Sprintf("%s %q %d-%d", f.brand, f.full, f.yearStart, f.yearEnd)
+	}, nil)
+	checkRules(t, markRules, marksOf(facts), func(m *markFacts) string {
+		return fmt.Sprintf("%s %q %d-%d", m.brand, m.full, m.start, m.end)
+	}, nil)
 	t.Run("listed_generation_missing_from_the_catalogue", func(t *testing.T) {
 		have := map[string]bool{}
 		for _, f := range facts {
@@ -217,7 +211,8 @@ func TestGenerationRulesCatch(t *testing.T) {
 	f(2, genFacts{brand: "ford", seed: mustang, name: "I", yearStart: 2015, yearEnd: 2018}, true)
 	f(2, genFacts{brand: "ford", seed: mustang, name: "S550", yearStart: 2015, yearEnd: 2018}, false)
 	unlisted := vocab.ModelSeed{Brand: "x", Name: "Y", YearStart: 2000, YearEnd: 2020}
-	if markRules[0].bad(unlisted, 2000, 2003) == "" || markRules[0].bad(unlisted, 2000, 2007) != "" {
+	mark := func(start, end int) *markFacts { return &markFacts{&genFacts{seed: unlisted}, start, end} }
+	if markRules[0].bad(mark(2000, 2003)) == "" || markRules[0].bad(mark(2000, 2007)) != "" {
 		t.Errorf("the cycle rule does not tell a 3-year mark from a 7-year one")
 	}
 }

@@ -209,7 +209,7 @@ func trimsLongestFirst() []string  { return longestFirst(trimRules) }
 
 // TestNameInvariants checks the naming rules on the full catalogue.
 func TestNameInvariants(t *testing.T) {
-	checkRules(t, nameRules)
+	checkEditorRules(t, nameRules)
 }
 
 // hybridTransmissions are the gearbox names only a full or plug-in hybrid

@@ -38,10 +38,7 @@ func (f *ptFacts) anyYear(ok func(y int) bool) bool {
 	return false
 }
 
-var powertrainRules = []struct {
-	name string
-	bad  func(f *ptFacts) string
-}{
+var powertrainRules = []rule[ptFacts]{
 	{"fuel the nameplate was not sold with", func(f *ptFacts) string {
 		allowed := f.anyYear(func(y int) bool {
 			list := f.limits.Fuels(y)
@@ -163,32 +160,12 @@ func collectPTFacts(s *dataset.Set) (facts []ptFacts, demo map[int]bool) {
 // them per nameplate and year. The hand-picked demo set forces its fuels
 // (demo.go, another task's); its violations are logged, not failed.
 func TestPowertrainInvariants(t *testing.T) {
-	s := full(t)
-	facts, demo := collectPTFacts(s)
-	for _, rule := range powertrainRules {
-		t.Run(strings.ReplaceAll(rule.name, " ", "_"), func(t *testing.T) {
-			var v tally
-			nDemo := 0
-			var demoExamples []string
-			for row := range facts {
-				f := &facts[row]
-				why := rule.bad(f)
-				switch {
-				case why == "":
-				case demo[row]:
-					nDemo++
-					demoExamples = append(demoExamples, fmt.Sprintf("%q: %s", f.name, why))
-				default:
-					v.add("%s %q: %s", f.brand, f.name, why)
-				}
-			}
-			if nDemo > 0 {
-				t.Logf("demo set's forced fuels: %d (%s)", nDemo, strings.Join(demoExamples, "; "))
-			}
-			v.report(t)
-		})
-	}
+	facts, demo := collectPTFacts(full(t))
+	checkRules(t, powertrainRules, facts, (*ptFacts).label, &excuse{"demo set's forced fuels", func(row int) bool { return demo[row] }})
 }
+
+// label names the variant in a rule's examples.
+func (f *ptFacts) label() string { return fmt.Sprintf("%s %q", f.brand, f.name) }
 
 // TestPowertrainRulesCatch feeds each rule a known-good and a known-bad
 // variant, so none passes by being unable to fail.

@@ -31,7 +31,7 @@ var priceRules = []editorRule{
 // TestPriceInvariants checks the price floors on every variant of the full
 // catalogue.
 func TestPriceInvariants(t *testing.T) {
-	checkRules(t, priceRules)
+	checkEditorRules(t, priceRules)
 }
 
 func TestBPM(t *testing.T) {

@@ -11,24 +11,19 @@ type Badge struct {
 // loadBadgesFrom parses the content of badges.tsv.
 func (v *Vocabulary) loadBadgesFrom(b []byte) error {
 	v.Badges = map[string]Badge{}
-	return rowsOf("badges.tsv", b, 2, 5, func(rec *record) error {
-		f := rec.f
-		key, err := name(rec, "badge", v.Badges)
-		if err != nil {
-			return err
-		}
-		var bd Badge
-		if bd.First, err = rec.year(1, "year", 1900, true); err != nil {
-			return err
-		}
-		if bd.Last, err = rec.year(2, "year", 1900, true); err != nil {
-			return err
+	return rowsOf("badges.tsv", b, 2, 5, func(rec *record) {
+		key := name(rec, "badge", v.Badges)
+		bd := Badge{
+			First:  rec.year(1, "year", 1900, true),
+			Last:   rec.year(2, "year", 1900, true),
+			Before: rec.f[3],
+			After:  rec.f[4],
 		}
 		if bd.Last != 0 && bd.Last < bd.First {
-			return rec.errorf("last %d before first %d", bd.Last, bd.First)
+			rec.failf("last %d before first %d", bd.Last, bd.First)
 		}
-		bd.Before, bd.After = f[3], f[4]
-		v.Badges[key] = bd
-		return nil
+		if rec.Err() == nil {
+			v.Badges[key] = bd
+		}
 	})
 }

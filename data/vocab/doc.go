@@ -30,8 +30,10 @@
 // blank lines, checks the field count and names the file and line in its
 // errors; a record's parsers read the common kinds of field (years and
 // spans of years, bounded numbers, lists of brands, nameplates or enum
-// values) and word their errors alike. A table's loader (generations.go,
-// engines.go, ...) keeps only what is particular to it.
+// values) and word their errors alike. A record keeps the first error of
+// its row, so a table's loader (generations.go, engines.go, ...) reads its
+// fields as a plain list, checks what is particular to it and looks at the
+// row's error once, at its end.
 //
 // The package imports only the standard library. It must not import the
 // engine, the loader or anything under httpd.

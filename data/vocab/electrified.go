@@ -52,33 +52,23 @@ func IsElectrifiedFuel(fuel string) bool { return fuel == "hybrid" || fuel == "p
 // loadElectrifiedFrom parses the content of electrified.tsv.
 func (v *Vocabulary) loadElectrifiedFrom(b []byte) error {
 	k := v.known()
-	return rowsOf("electrified.tsv", b, 7, 8, func(rec *record) error {
+	return rowsOf("electrified.tsv", b, 7, 8, func(rec *record) {
 		f := rec.f
-		r := ElectrifiedRow{Brand: f[0], Model: f[1], Fuel: f[2]}
-		if err := k.nameplate(r.Brand, r.Model); err != nil {
-			return err
-		}
+		r := ElectrifiedRow{Brand: f[0], Model: f[1]}
+		rec.fail(k.nameplate(r.Brand, r.Model))
 		rec.who = r.Model
-		if err := electrifiedFuel(r.Fuel); err != nil {
-			return rec.errorf("%w", err)
-		}
-		var err error
-		if r.From, r.To, err = rec.span(3, "first year", "year", 1997); err != nil {
-			return err
-		}
-		if r.HPMin, r.HPMax, err = rec.intRange(5, "power range", 40, 2000); err != nil {
-			return err
-		}
+		r.Fuel = rec.text(2, electrifiedFuel)
+		r.From, r.To = rec.span(3, "first year", "year", 1997)
+		r.HPMin, r.HPMax = rec.intRange(5, "power range", 40, 2000)
 		if f[7] != "" {
-			if r.BatteryKWh, err = rec.float(7, "plug-in pack", 1, 40); err != nil {
-				return err
-			}
+			r.BatteryKWh = rec.float(7, "plug-in pack", 1, 40)
 			if r.Fuel != "plug_in_hybrid" {
-				return rec.errorf("bad plug-in pack %q", f[7])
+				rec.failf("bad plug-in pack %q", f[7])
 			}
 		}
-		v.Electrified = append(v.Electrified, r)
-		return nil
+		if rec.Err() == nil {
+			v.Electrified = append(v.Electrified, r)
+		}
 	})
 }
 
@@ -128,34 +118,25 @@ func (v *Vocabulary) HybridGearboxes(brand, model, fuel string, y int) []*Hybrid
 // runs after gearboxes.tsv, whose names it uses.
 func (v *Vocabulary) loadHybridGearboxesFrom(b []byte) error {
 	k := v.known()
-	return rowsOf("hybridgearboxes.tsv", b, 6, 8, func(rec *record) error {
-		f := rec.f
-		g := HybridGearbox{Transmission: f[4], Name: f[6]}
-		var err error
-		if g.Brands, err = rec.list(0, k.brand); err != nil {
-			return err
-		}
-		if g.Fuels, err = rec.list(1, electrifiedFuel); err != nil {
-			return err
-		}
-		if g.First, g.Last, err = rec.span(2, "first year", "year", 1997); err != nil {
-			return err
-		}
-		if _, ok := v.EnumValueIndex("transmission", g.Transmission); !ok || g.Transmission == "manual" {
-			return fmt.Errorf("transmission %q: automatic, dct, cvt, single_speed or amt", g.Transmission)
-		}
-		if g.Gears, err = rec.int(5, "gears", 1, 10); err != nil {
-			return err
-		}
-		if _, ok := v.Gearboxes[g.Name]; g.Name != "" && !ok {
-			return fmt.Errorf("gearbox %q is not in gearboxes.tsv", g.Name)
-		}
-		if f[7] != "" {
-			if g.Models, err = rec.list(7, k.nameplateOf(g.Brands)); err != nil {
-				return err
+	return rowsOf("hybridgearboxes.tsv", b, 6, 8, func(rec *record) {
+		g := HybridGearbox{Brands: rec.list(0, k.brand), Fuels: rec.list(1, electrifiedFuel)}
+		g.First, g.Last = rec.span(2, "first year", "year", 1997)
+		g.Transmission = rec.text(4, func(t string) error {
+			if _, ok := v.EnumValueIndex("transmission", t); !ok || t == "manual" {
+				return fmt.Errorf("transmission %q: automatic, dct, cvt, single_speed or amt", t)
 			}
+			return nil
+		})
+		g.Gears = rec.int(5, "gears", 1, 10)
+		g.Name = rec.text(6, func(name string) error {
+			if _, ok := v.Gearboxes[name]; name != "" && !ok {
+				return fmt.Errorf("gearbox %q is not in gearboxes.tsv", name)
+			}
+			return nil
+		})
+		g.Models = rec.optList(7, k.nameplateOf(g.Brands))
+		if rec.Err() == nil {
+			v.HybridBoxes = append(v.HybridBoxes, g)
 		}
-		v.HybridBoxes = append(v.HybridBoxes, g)
-		return nil
 	})
 }

@@ -73,56 +73,46 @@ func FamilyKind(fuel string, families []*EngineFamily) string {
 	return ""
 }
 
+// engineFuel checks engines.tsv's fuel.
+func engineFuel(fuel string) error {
+	switch fuel {
+	case "petrol", "diesel", "hybrid", "mild_hybrid":
+		return nil
+	}
+	return fmt.Errorf("fuel %q: petrol or diesel, hybrid for the engine of hybrids, mild_hybrid for that of mild hybrids", fuel)
+}
+
+// aspiration checks engines.tsv's aspiration.
+func aspiration(s string) error {
+	if s != "turbo" && s != "na" {
+		return fmt.Errorf("aspiration %q: turbo or na", s)
+	}
+	return nil
+}
+
 // loadEnginesFrom parses the content of engines.tsv.
 func (v *Vocabulary) loadEnginesFrom(b []byte) error {
 	k := v.known()
-	return rowsOf("engines.tsv", b, 8, 10, func(rec *record) error {
+	return rowsOf("engines.tsv", b, 8, 10, func(rec *record) {
 		f := rec.f
-		e := EngineFamily{Fuel: f[1], Badge: f[2]}
-		var err error
-		if e.Brands, err = rec.list(0, k.brand); err != nil {
-			return err
-		}
-		if e.Fuel != "petrol" && e.Fuel != "diesel" && e.Fuel != "hybrid" && e.Fuel != "mild_hybrid" {
-			return fmt.Errorf("fuel %q: petrol or diesel, hybrid for the engine of hybrids, mild_hybrid for that of mild hybrids", e.Fuel)
-		}
-		if e.CC, err = rec.int(3, "number", 500, 9000); err != nil {
-			return err
-		}
-		if e.Cylinders, err = rec.int(4, "number", 1, 16); err != nil {
-			return err
-		}
-		switch f[5] {
-		case "turbo":
-			e.Turbo = true
-		case "na":
-		default:
-			return fmt.Errorf("aspiration %q: turbo or na", f[5])
-		}
+		e := EngineFamily{Brands: rec.list(0, k.brand), Fuel: rec.text(1, engineFuel), Badge: f[2]}
+		e.CC = rec.int(3, "number", 500, 9000)
+		e.Cylinders = rec.int(4, "number", 1, 16)
+		e.Turbo = rec.text(5, aspiration) == "turbo"
 		for _, s := range strings.Split(f[6], ",") {
-			hp, err := rec.intOf(strings.TrimSpace(s), "number", 20, 2000)
-			if err != nil {
-				return err
-			}
+			hp := rec.intOf(strings.TrimSpace(s), "number", 20, 2000)
 			if n := len(e.HP); n > 0 && hp <= e.HP[n-1] {
-				return fmt.Errorf("power steps not ascending at %d", hp)
+				rec.failf("power steps not ascending at %d", hp)
 			}
 			e.HP = append(e.HP, hp)
 		}
-		if e.First, err = rec.int(7, "number", 1930, LastYear); err != nil {
-			return err
-		}
+		e.First = rec.int(7, "number", 1930, LastYear)
 		if f[8] != "" {
-			if e.Last, err = rec.int(8, "number", e.First, LastYear); err != nil {
-				return err
-			}
+			e.Last = rec.int(8, "number", e.First, LastYear)
 		}
-		if f[9] != "" {
-			if e.Models, err = rec.list(9, k.nameplateOf(e.Brands)); err != nil {
-				return err
-			}
+		e.Models = rec.optList(9, k.nameplateOf(e.Brands))
+		if rec.Err() == nil {
+			v.Engines = append(v.Engines, e)
 		}
-		v.Engines = append(v.Engines, e)
-		return nil
 	})
 }

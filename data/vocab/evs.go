@@ -1,5 +1,7 @@
 package vocab
 
+import "fmt"
+
 // EVVersion is one row of evs.tsv: an electric version a nameplate was sold
 // with in a span of model years, with its battery, power and driven wheels.
 type EVVersion struct {
@@ -44,27 +46,21 @@ func (v *Vocabulary) EVVersions(brand, model string, y int) []EVVersion {
 // loadEVsFrom parses the content of evs.tsv.
 func (v *Vocabulary) loadEVsFrom(b []byte) error {
 	k := v.known()
-	return rowsOf("evs.tsv", b, 7, 7, func(rec *record) error {
-		f := rec.f
-		e := EVVersion{Brand: f[0], Model: f[1], Drive: f[6]}
-		if err := k.nameplate(e.Brand, e.Model); err != nil {
-			return err
-		}
+	return rowsOf("evs.tsv", b, 7, 7, func(rec *record) {
+		e := EVVersion{Brand: rec.f[0], Model: rec.f[1]}
+		rec.fail(k.nameplate(e.Brand, e.Model))
 		rec.who = e.Model
-		var err error
-		if e.From, e.To, err = rec.span(2, "first year", "year", 1990); err != nil {
-			return err
+		e.From, e.To = rec.span(2, "first year", "year", 1990)
+		e.BatteryKWh = rec.float(4, "battery", 5, 250)
+		e.HP = rec.int(5, "power", 20, 2100)
+		e.Drive = rec.text(6, func(d string) error {
+			if d != "front" && d != "rear" && d != "all" {
+				return fmt.Errorf("drive %q: front, rear or all", d)
+			}
+			return nil
+		})
+		if rec.Err() == nil {
+			v.EVs = append(v.EVs, e)
 		}
-		if e.BatteryKWh, err = rec.float(4, "battery", 5, 250); err != nil {
-			return err
-		}
-		if e.HP, err = rec.int(5, "power", 20, 2100); err != nil {
-			return err
-		}
-		if e.Drive != "front" && e.Drive != "rear" && e.Drive != "all" {
-			return rec.errorf("drive %q: front, rear or all", e.Drive)
-		}
-		v.EVs = append(v.EVs, e)
-		return nil
 	})
 }

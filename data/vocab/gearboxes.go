@@ -11,22 +11,13 @@ type Gearbox struct {
 func (v *Vocabulary) loadGearboxesFrom(b []byte) error {
 	v.Gearboxes = map[string]Gearbox{}
 	k := v.known()
-	return rowsOf("gearboxes.tsv", b, 2, 4, func(rec *record) error {
-		f := rec.f
-		key, err := name(rec, "gearbox", v.Gearboxes)
-		if err != nil {
-			return err
-		}
+	return rowsOf("gearboxes.tsv", b, 2, 4, func(rec *record) {
+		key := name(rec, "gearbox", v.Gearboxes)
 		var g Gearbox
-		if g.First, g.Last, err = rec.span(1, "first year", "last year", 1900); err != nil {
-			return err
+		g.First, g.Last = rec.span(1, "first year", "last year", 1900)
+		g.Brands = rec.optList(3, k.brand)
+		if rec.Err() == nil {
+			v.Gearboxes[key] = g
 		}
-		if f[3] != "" {
-			if g.Brands, err = rec.list(3, k.brand); err != nil {
-				return err
-			}
-		}
-		v.Gearboxes[key] = g
-		return nil
 	})
 }

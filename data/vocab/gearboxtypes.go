@@ -48,43 +48,30 @@ func (v *Vocabulary) Fitted(brand, model, fuel, transmission string, y int) bool
 // loadGearboxTypesFrom parses the content of gearboxtypes.tsv.
 func (v *Vocabulary) loadGearboxTypesFrom(b []byte) error {
 	k := v.known()
-	return rowsOf("gearboxtypes.tsv", b, 4, 6, func(rec *record) error {
-		f := rec.f
-		g := GearboxType{Transmission: f[1]}
-		var err error
-		if g.Brands, err = rec.list(0, k.brand); err != nil {
-			return err
-		}
-		if !GovernedTransmission(g.Transmission) {
-			return fmt.Errorf("transmission %q: dct, cvt or amt", g.Transmission)
-		}
-		if f[2] != "" {
-			if g.Fuels, err = rec.list(2, k.enum("fuel")); err != nil {
-				return err
+	return rowsOf("gearboxtypes.tsv", b, 4, 6, func(rec *record) {
+		g := GearboxType{Brands: rec.list(0, k.brand)}
+		g.Transmission = rec.text(1, func(t string) error {
+			if !GovernedTransmission(t) {
+				return fmt.Errorf("transmission %q: dct, cvt or amt", t)
+			}
+			return nil
+		})
+		g.Fuels = rec.optList(2, k.enum("fuel"))
+		g.First, g.Last = rec.span(3, "first year", "year", 1950)
+		// A nameplate that never had it is written "!name".
+		nameplate := k.nameplateOf(g.Brands)
+		for _, m := range rec.optList(5, func(m string) error { return nameplate(strings.TrimPrefix(m, "!")) }) {
+			if m, except := strings.CutPrefix(m, "!"); except {
+				g.Except = append(g.Except, m)
+			} else {
+				g.Models = append(g.Models, m)
 			}
 		}
-		if g.First, g.Last, err = rec.span(3, "first year", "year", 1950); err != nil {
-			return err
+		if g.Models != nil && g.Except != nil {
+			rec.failf("models %q: either the nameplates that had it or those that did not", rec.f[5])
 		}
-		if f[5] != "" {
-			// A nameplate that never had it is written "!name".
-			nameplate := k.nameplateOf(g.Brands)
-			models, err := rec.list(5, func(m string) error { return nameplate(strings.TrimPrefix(m, "!")) })
-			if err != nil {
-				return err
-			}
-			for _, m := range models {
-				if m, except := strings.CutPrefix(m, "!"); except {
-					g.Except = append(g.Except, m)
-				} else {
-					g.Models = append(g.Models, m)
-				}
-			}
-			if g.Models != nil && g.Except != nil {
-				return fmt.Errorf("models %q: either the nameplates that had it or those that did not", f[5])
-			}
+		if rec.Err() == nil {
+			v.GearboxTypes = append(v.GearboxTypes, g)
 		}
-		v.GearboxTypes = append(v.GearboxTypes, g)
-		return nil
 	})
 }

@@ -52,17 +52,18 @@ func (v *Vocabulary) loadGenerationsFrom(b []byte) error {
 	rank := 0
 	last := ""
 	names := map[string]bool{}
-	err := rowsOf("generations.tsv", b, 4, 7, func(rec *record) error {
+	err := rowsOf("generations.tsv", b, 4, 7, func(rec *record) {
 		f := rec.f
 		key := f[0] + "\t" + f[1]
 		mi, ok := index[key]
 		if !ok {
-			return fmt.Errorf("unknown nameplate %s %q (not in models_*.tsv)", f[0], f[1])
+			rec.failf("unknown nameplate %s %q (not in models_*.tsv)", f[0], f[1])
+			return // no nameplate to check the row against
 		}
 		m := &v.Models[mi]
 		if key != last {
 			if m.Rank != 0 {
-				return fmt.Errorf("nameplate %s %q: its rows are not together", f[0], f[1])
+				rec.failf("nameplate %s %q: its rows are not together", f[0], f[1])
 			}
 			rank++
 			m.Rank = rank
@@ -70,34 +71,33 @@ func (v *Vocabulary) loadGenerationsFrom(b []byte) error {
 		}
 		rec.who = f[1]
 		mk := Mark{Code: f[2], FaceliftCode: f[6]}
-		var err error
-		if mk.YearStart, mk.YearEnd, err = rec.span(3, "year_start", "year_end", 1930); err != nil {
-			return err
-		}
+		mk.YearStart, mk.YearEnd = rec.span(3, "year_start", "year_end", 1930)
 		if f[5] != "" {
+			var err error
 			mk.Facelift, err = strconv.Atoi(f[5])
 			if err != nil || mk.Facelift <= mk.YearStart || (mk.YearEnd != 0 && mk.Facelift > mk.YearEnd) || mk.Facelift > LastYear {
-				return rec.errorf("bad facelift year %q", f[5])
+				rec.failf("bad facelift year %q", f[5])
 			}
 		} else if mk.FaceliftCode != "" {
-			return rec.errorf("facelift_name %q without a facelift year", mk.FaceliftCode)
+			rec.failf("facelift_name %q without a facelift year", mk.FaceliftCode)
 		}
 		if n := len(m.Marks); n > 0 && m.Marks[n-1].YearStart > mk.YearStart {
-			return rec.errorf("marks out of order (%d after %d)", mk.YearStart, m.Marks[n-1].YearStart)
+			rec.failf("marks out of order (%d after %d)", mk.YearStart, m.Marks[n-1].YearStart)
 		}
 		// Every mark must overlap the nameplate's years in models_*.tsv:
 		// those are the outer bounds the catalogue covers.
 		if mk.YearStart > endOr(m.YearEnd, LastYear) || endOr(mk.YearEnd, LastYear) < m.YearStart {
-			return fmt.Errorf("%s %s (%d-%d) lies outside the nameplate's years %d-%d", f[1], mk.Code, mk.YearStart, mk.YearEnd, m.YearStart, m.YearEnd)
+			rec.fail(fmt.Errorf("%s %s (%d-%d) lies outside the nameplate's years %d-%d", f[1], mk.Code, mk.YearStart, mk.YearEnd, m.YearStart, m.YearEnd))
 		}
 		for _, p := range mk.Phases() {
 			if names[key+"\t"+p.Name] {
-				return rec.errorf("generation name %q twice", p.Name)
+				rec.failf("generation name %q twice", p.Name)
 			}
 			names[key+"\t"+p.Name] = true
 		}
-		m.Marks = append(m.Marks, mk)
-		return nil
+		if rec.Err() == nil {
+			m.Marks = append(m.Marks, mk)
+		}
 	})
 	if err != nil {
 		return err

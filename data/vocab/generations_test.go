@@ -47,6 +47,17 @@ func fuzzTable(f *testing.F, load func(v *Vocabulary, b []byte) error, seeds []s
 	})
 }
 
+// checkNamed fails t on an accepted row of a named table (badges.tsv,
+// gearboxes.tsv: see name) without a name or whose span of years, as span
+// reads it, ends before it starts.
+func checkNamed[T any](t *testing.T, rows map[string]T, span func(T) (first, last int)) {
+	for name, r := range rows {
+		if first, last := span(r); name == "" || (last != 0 && last < first) {
+			t.Fatalf("accepted %q %+v", name, r)
+		}
+	}
+}
+
 func TestGenerationsData(t *testing.T) {
 	v := load(t)
 	find := func(brand, model string) ModelSeed {
@@ -200,11 +211,7 @@ func FuzzBadges(f *testing.F) {
 	fuzzTable(f, (*Vocabulary).loadBadgesFrom, []string{
 		"HDi\t1998\t2013\tTD\tBlueHDi\nTD\n",
 	}, func(t *testing.T, v *Vocabulary) {
-		for name, bd := range v.Badges {
-			if name == "" || (bd.Last != 0 && bd.Last < bd.First) {
-				t.Fatalf("accepted %q %+v", name, bd)
-			}
-		}
+		checkNamed(t, v.Badges, func(b Badge) (int, int) { return b.First, b.Last })
 	})
 }
 
@@ -222,11 +229,7 @@ func FuzzGearboxes(f *testing.F) {
 	fuzzTable(f, (*Vocabulary).loadGearboxesFrom, []string{
 		"PowerShift\t2010\t2019\tford\nCVT\t1987\n",
 	}, func(t *testing.T, v *Vocabulary) {
-		for name, g := range v.Gearboxes {
-			if name == "" || (g.Last != 0 && g.Last < g.First) {
-				t.Fatalf("accepted %q %+v", name, g)
-			}
-		}
+		checkNamed(t, v.Gearboxes, func(g Gearbox) (int, int) { return g.First, g.Last })
 	})
 }
 

@@ -83,38 +83,34 @@ func (v *Vocabulary) PowerCodeNumbers(brand string) map[int]bool {
 // loadPowerCodesFrom parses the content of powercodes.tsv.
 func (v *Vocabulary) loadPowerCodesFrom(b []byte) error {
 	k := v.known()
-	return rowsOf("powercodes.tsv", b, 6, 6, func(rec *record) error {
+	return rowsOf("powercodes.tsv", b, 6, 6, func(rec *record) {
 		f := rec.f
-		r := PowerCodes{Brand: f[0], Fuel: f[2]}
-		if err := k.brand(r.Brand); err != nil {
-			return err
-		}
-		var err error
+		r := PowerCodes{Brand: rec.text(0, k.brand)}
 		if f[1] != "*" {
-			if r.Models, err = rec.list(1, func(m string) error { return k.nameplate(r.Brand, m) }); err != nil {
-				return err
+			r.Models = rec.list(1, func(m string) error { return k.nameplate(r.Brand, m) })
+		}
+		r.Fuel = rec.text(2, func(fuel string) error {
+			if fuel != powerCodeFuel(fuel) {
+				return fmt.Errorf("fuel %q: petrol, diesel or plug_in_hybrid", fuel)
 			}
-		}
-		if r.Fuel != powerCodeFuel(r.Fuel) {
-			return fmt.Errorf("fuel %q: petrol, diesel or plug_in_hybrid", r.Fuel)
-		}
-		if r.First, r.Last, err = rec.span(3, "first year", "year", 1950); err != nil {
-			return err
-		}
+			return nil
+		})
+		r.First, r.Last = rec.span(3, "first year", "year", 1950)
 		for i, c := range strings.Split(f[5], ",") {
 			num, hp, found := strings.Cut(c, ":")
 			var pc PowerCode
+			var err error
 			pc.Number, err = strconv.Atoi(num)
 			if err == nil {
 				pc.MinHP, err = strconv.Atoi(hp)
 			}
 			switch {
 			case !found || err != nil || pc.Number < 1 || pc.Number > 999 || pc.MinHP < 0 || pc.MinHP > 2000:
-				return fmt.Errorf("bad code %q", c)
+				rec.failf("bad code %q", c)
 			case i == 0 && pc.MinHP != 0:
-				return fmt.Errorf("code %q: the first number starts at 0 hp", c)
+				rec.failf("code %q: the first number starts at 0 hp", c)
 			case i > 0 && (pc.MinHP <= r.Codes[i-1].MinHP || pc.Number <= r.Codes[i-1].Number):
-				return fmt.Errorf("code %q: numbers and powers rise", c)
+				rec.failf("code %q: numbers and powers rise", c)
 			}
 			r.Codes = append(r.Codes, pc)
 		}
@@ -122,10 +118,11 @@ func (v *Vocabulary) loadPowerCodesFrom(b []byte) error {
 			overlap := o.Brand == r.Brand && o.Fuel == r.Fuel && slices.Equal(o.Models, r.Models) &&
 				(o.Last == 0 || r.First <= o.Last) && (r.Last == 0 || o.First <= r.Last)
 			if overlap {
-				return fmt.Errorf("%s %s from %d overlaps the row from %d", r.Brand, r.Fuel, r.First, o.First)
+				rec.failf("%s %s from %d overlaps the row from %d", r.Brand, r.Fuel, r.First, o.First)
 			}
 		}
-		v.PowerCodes = append(v.PowerCodes, r)
-		return nil
+		if rec.Err() == nil {
+			v.PowerCodes = append(v.PowerCodes, r)
+		}
 	})
 }

@@ -109,44 +109,25 @@ func (l Limits) union(y int, field func(PowertrainRule) []string) []string {
 // loadPowertrainsFrom parses the content of powertrains.tsv.
 func (v *Vocabulary) loadPowertrainsFrom(b []byte) error {
 	k := v.known()
-	return rowsOf("powertrains.tsv", b, 5, 8, func(rec *record) error {
+	return rowsOf("powertrains.tsv", b, 5, 8, func(rec *record) {
 		f := rec.f
-		r := PowertrainRule{Brand: f[0], Model: f[1]}
-		if err := k.brand(r.Brand); err != nil {
-			return err
-		}
+		r := PowertrainRule{Brand: rec.text(0, k.brand), Model: f[1]}
 		if r.Model != "*" {
-			if err := k.nameplate(r.Brand, r.Model); err != nil {
-				return err
-			}
+			rec.fail(k.nameplate(r.Brand, r.Model))
 		}
-		var err error
-		if r.From, err = rec.year(2, "year", 1930, true); err != nil {
-			return err
-		}
-		if r.To, err = rec.year(3, "year", 1930, true); err != nil {
-			return err
-		}
+		r.From = rec.year(2, "year", 1930, true)
+		r.To = rec.year(3, "year", 1930, true)
 		rec.who = r.Model
 		if r.To != 0 && r.To < r.From {
-			return rec.errorf("to %d before from %d", r.To, r.From)
+			rec.failf("to %d before from %d", r.To, r.From)
 		}
-		if f[4] != "" {
-			if r.Fuels, err = rec.list(4, k.enum("fuel")); err != nil {
-				return err
-			}
-		}
-		if f[5] != "" {
-			if r.Drives, err = rec.list(5, k.enum("drive")); err != nil {
-				return err
-			}
-		}
+		r.Fuels = rec.optList(4, k.enum("fuel"))
+		r.Drives = rec.optList(5, k.enum("drive"))
 		if f[6] != "" || f[7] != "" {
-			if r.HPMin, r.HPMax, err = rec.intRange(6, "power range", 1, math.MaxInt); err != nil {
-				return err
-			}
+			r.HPMin, r.HPMax = rec.intRange(6, "power range", 1, math.MaxInt)
 		}
-		v.Powertrains = append(v.Powertrains, r)
-		return nil
+		if rec.Err() == nil {
+			v.Powertrains = append(v.Powertrains, r)
+		}
 	})
 }

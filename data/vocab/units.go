@@ -1,7 +1,5 @@
 package vocab
 
-import "fmt"
-
 // setUnits sets each spec's Units from units.tsv (see loadUnits).
 func (v *Vocabulary) setUnits() error {
 	units, err := loadUnits(v.Specs)
@@ -32,27 +30,28 @@ func loadUnits(specs []SpecType) (map[string]Labels, error) {
 		used[s.Unit] = true
 	}
 	units := map[string]Labels{}
-	err := rows("units.tsv", 1+NumLocales, 1+NumLocales, func(rec *record) error {
+	err := rows("units.tsv", 1+NumLocales, 1+NumLocales, func(rec *record) {
 		f := rec.f
 		u := f[0]
 		if !used[u] || u == "" {
-			return fmt.Errorf("unit %q is no spec's unit", u)
+			rec.failf("unit %q is no spec's unit", u)
 		}
 		if _, dup := units[u]; dup {
-			return fmt.Errorf("unit %q is listed twice", u)
+			rec.failf("unit %q is listed twice", u)
 		}
 		var l Labels
 		copy(l[:], f[1:])
 		if l[En] != u {
-			return fmt.Errorf("unit %q: the en column says %q", u, l[En])
+			rec.failf("unit %q: the en column says %q", u, l[En])
 		}
 		for li, s := range l {
 			if s == "" {
-				return fmt.Errorf("unit %q has no symbol for %s", u, Locales[li])
+				rec.failf("unit %q has no symbol for %s", u, Locales[li])
 			}
 		}
-		units[u] = l
-		return nil
+		if rec.Err() == nil {
+			units[u] = l
+		}
 	})
 	return units, err
 }

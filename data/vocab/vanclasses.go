@@ -1,9 +1,6 @@
 package vocab
 
-import (
-	"fmt"
-	"slices"
-)
+import "slices"
 
 // VanClasses are the size classes of vanclasses.tsv.
 var VanClasses = []string{"micro", "small", "medium", "large"}
@@ -21,19 +18,18 @@ func (v *Vocabulary) VanClass(brand, model string) string {
 func (v *Vocabulary) loadVanClassesFrom(b []byte) error {
 	k := v.known()
 	v.vanClass = map[string]string{}
-	return rowsOf("vanclasses.tsv", b, 3, 3, func(rec *record) error {
+	return rowsOf("vanclasses.tsv", b, 3, 3, func(rec *record) {
 		f := rec.f
-		if err := k.nameplate(f[0], f[1]); err != nil {
-			return err
-		}
+		rec.fail(k.nameplate(f[0], f[1]))
 		if !slices.Contains(VanClasses, f[2]) {
-			return fmt.Errorf("%s: class %q: micro, small, medium or large", f[1], f[2])
+			rec.failf("%s: class %q: micro, small, medium or large", f[1], f[2])
 		}
 		key := f[0] + "\t" + f[1]
 		if _, dup := v.vanClass[key]; dup {
-			return fmt.Errorf("%s %q listed twice", f[0], f[1])
+			rec.failf("%s %q listed twice", f[0], f[1])
 		}
-		v.vanClass[key] = f[2]
-		return nil
+		if rec.Err() == nil {
+			v.vanClass[key] = f[2]
+		}
 	})
 }

@@ -300,32 +300,31 @@ type BrandAlias struct {
 func (v *Vocabulary) loadAliases() error {
 	k := v.known()
 	seen := map[string]bool{}
-	return rows("aliases.tsv", 2, 2, func(rec *record) error {
+	return rows("aliases.tsv", 2, 2, func(rec *record) {
 		f := rec.f
 		if f[0] == "" || !k.brands[f[1]] {
-			return fmt.Errorf("alias %q of unknown brand %q", f[0], f[1])
+			rec.failf("alias %q of unknown brand %q", f[0], f[1])
 		}
 		if seen[f[0]] {
-			return fmt.Errorf("alias %q twice", f[0])
+			rec.failf("alias %q twice", f[0])
 		}
 		seen[f[0]] = true
-		v.Aliases = append(v.Aliases, BrandAlias{Alias: f[0], Brand: f[1]})
-		return nil
+		if rec.Err() == nil {
+			v.Aliases = append(v.Aliases, BrandAlias{Alias: f[0], Brand: f[1]})
+		}
 	})
 }
 
 func (v *Vocabulary) loadGroups() error {
-	return rows("groups.tsv", 2, 2, func(rec *record) error {
-		f := rec.f
-		g := Group{Key: f[0]}
-		g.Labels[En] = f[1]
+	return rows("groups.tsv", 2, 2, func(rec *record) {
+		g := Group{Key: rec.f[0]}
+		g.Labels[En] = rec.f[1]
 		v.Groups = append(v.Groups, g)
-		return nil
 	})
 }
 
 func (v *Vocabulary) loadEnums() error {
-	return rows("enums.tsv", 3, 3, func(rec *record) error {
+	return rows("enums.tsv", 3, 3, func(rec *record) {
 		f := rec.f
 		gi, ok := v.enumIndex[f[0]]
 		if !ok {
@@ -335,13 +334,14 @@ func (v *Vocabulary) loadEnums() error {
 		}
 		for _, ev := range v.Enums[gi].Values {
 			if ev.Slug == f[1] {
-				return fmt.Errorf("duplicate enum value %s.%s", f[0], f[1])
+				rec.failf("duplicate enum value %s.%s", f[0], f[1])
 			}
 		}
 		ev := EnumValue{Slug: f[1]}
 		ev.Labels[En] = f[2]
-		v.Enums[gi].Values = append(v.Enums[gi].Values, ev)
-		return nil
+		if rec.Err() == nil {
+			v.Enums[gi].Values = append(v.Enums[gi].Values, ev)
+		}
 	})
 }
 
@@ -350,45 +350,47 @@ func (v *Vocabulary) loadSpecs() error {
 	for i, g := range v.Groups {
 		groupIndex[g.Key] = i
 	}
-	return rows("specs.tsv", 10, 10, func(rec *record) error {
+	return rows("specs.tsv", 10, 10, func(rec *record) {
 		f := rec.f
 		st := SpecType{Key: f[0], Unit: f[3], Applies: f[6], Module: f[7], Gen: f[8], Enum: -1}
 		st.Labels[En] = f[9]
 		if _, dup := v.specIndex[st.Key]; dup {
-			return fmt.Errorf("duplicate spec key %q", st.Key)
+			rec.failf("duplicate spec key %q", st.Key)
 		}
+		rec.who = fmt.Sprintf("spec %q", st.Key)
 		g, ok := groupIndex[f[1]]
 		if !ok {
-			return fmt.Errorf("spec %q: unknown group %q", st.Key, f[1])
+			rec.failf("unknown group %q", f[1])
 		}
 		st.Group = g
 		k, ok := ParseKind(f[2])
 		if !ok {
-			return fmt.Errorf("spec %q: unknown kind %q", st.Key, f[2])
+			rec.failf("unknown kind %q", f[2])
 		}
 		st.Kind = k
 		if f[4] != "" {
 			s, err := strconv.ParseUint(f[4], 10, 8)
 			if err != nil || s > 4 {
-				return fmt.Errorf("spec %q: bad scale %q", st.Key, f[4])
+				rec.failf("bad scale %q", f[4])
 			}
 			st.Scale = uint8(s)
 		}
 		if (k == KindNumber) != (f[4] != "") {
-			return fmt.Errorf("spec %q: a scale is required for numbers and only for them", st.Key)
+			rec.failf("a scale is required for numbers and only for them")
 		}
 		if k == KindEnum {
 			e, ok := v.enumIndex[f[5]]
 			if !ok {
-				return fmt.Errorf("spec %q: unknown enum group %q", st.Key, f[5])
+				rec.failf("unknown enum group %q", f[5])
 			}
 			st.Enum = e
 		} else if f[5] != "" {
-			return fmt.Errorf("spec %q: enum group on a %s spec", st.Key, k)
+			rec.failf("enum group on a %s spec", k)
 		}
-		v.specIndex[st.Key] = len(v.Specs)
-		v.Specs = append(v.Specs, st)
-		return nil
+		if rec.Err() == nil {
+			v.specIndex[st.Key] = len(v.Specs)
+			v.Specs = append(v.Specs, st)
+		}
 	})
 }
 
@@ -408,34 +410,31 @@ func (v *Vocabulary) loadAllLabels() error {
 func (v *Vocabulary) loadLabels(li int) error {
 	name := "labels/" + Locales[li] + ".tsv"
 	seen := map[string]bool{}
-	err := rows(name, 3, 4, func(rec *record) error {
+	err := rows(name, 3, 4, func(rec *record) {
 		f := rec.f
 		kind, key, label, note := f[0], f[1], f[2], f[3]
 		if label == "" {
-			return fmt.Errorf("empty label for %s %s", kind, key)
+			rec.failf("empty label for %s %s", kind, key)
 		}
 		ref := kind + "\t" + key
 		if seen[ref] {
-			return fmt.Errorf("duplicate label for %s %s", kind, key)
+			rec.failf("duplicate label for %s %s", kind, key)
 		}
 		seen[ref] = true
 		if note == "intl" {
 			v.intl[labelRef{li, kind, key}] = true
 		} else if note != "" {
-			return fmt.Errorf("unknown note %q", note)
+			rec.failf("unknown note %q", note)
 		}
 		dst, err := v.labelSlot(kind, key)
-		if err != nil {
-			return err
+		rec.fail(err)
+		switch {
+		case rec.Err() != nil:
+		case li == En && dst[En] != label:
+			rec.failf("the English label of %s %s is %q in the dictionary and %q here", kind, key, dst[En], label)
+		case li != En:
+			dst[li] = label
 		}
-		if li == En {
-			if dst[En] != label {
-				return fmt.Errorf("the English label of %s %s is %q in the dictionary and %q here", kind, key, dst[En], label)
-			}
-			return nil
-		}
-		dst[li] = label
-		return nil
 	})
 	if err != nil {
 		return err
@@ -486,23 +485,23 @@ func (v *Vocabulary) labelSlot(kind, key string) (*Labels, error) {
 func (v *Vocabulary) loadBrands() error {
 	localized := []int{mustLocale("bg"), mustLocale("sr"), mustLocale("el"), mustLocale("ar")}
 	seenID, seenSlug := map[uint32]bool{}, map[string]bool{}
-	err := rows("brands.tsv", 6, 11, func(rec *record) error {
+	err := rows("brands.tsv", 6, 11, func(rec *record) {
 		f := rec.f
 		id, err := strconv.ParseUint(f[0], 10, 8)
 		if err != nil || id == 0 {
-			return fmt.Errorf("bad brand id %q (1 to 255: stable ids pack it in 8 bits)", f[0])
+			rec.failf("bad brand id %q (1 to 255: stable ids pack it in 8 bits)", f[0])
 		}
 		pop, err := strconv.Atoi(f[4])
 		if err != nil || pop < 1 {
-			return fmt.Errorf("bad popularity %q", f[4])
+			rec.failf("bad popularity %q", f[4])
 		}
 		b := Brand{ID: uint32(id), Slug: f[1], Name: f[2], Country: f[3], Popularity: pop, Style: f[5], Wikidata: f[6]}
 		if seenID[b.ID] || seenSlug[b.Slug] {
-			return fmt.Errorf("duplicate brand %d %q", b.ID, b.Slug)
+			rec.failf("duplicate brand %d %q", b.ID, b.Slug)
 		}
 		seenID[b.ID], seenSlug[b.Slug] = true, true
 		if b.Wikidata != "" && !isQID(b.Wikidata) {
-			return fmt.Errorf("brand %q: bad Wikidata id %q", b.Slug, b.Wikidata)
+			rec.failf("brand %q: bad Wikidata id %q", b.Slug, b.Wikidata)
 		}
 		for i, li := range localized {
 			b.Aliases[li] = f[7+i]
@@ -510,8 +509,9 @@ func (v *Vocabulary) loadBrands() error {
 				b.Names[li] = f[7+i]
 			}
 		}
-		v.Brands = append(v.Brands, b)
-		return nil
+		if rec.Err() == nil {
+			v.Brands = append(v.Brands, b)
+		}
 	})
 	if err != nil {
 		return err
@@ -548,38 +548,32 @@ func (v *Vocabulary) loadModels() error {
 		if !strings.HasPrefix(de.Name(), "models_") || !strings.HasSuffix(de.Name(), ".tsv") {
 			continue
 		}
-		err := rows(de.Name(), 6, 7, func(rec *record) error {
+		err := rows(de.Name(), 6, 7, func(rec *record) {
 			f := rec.f
-			m := ModelSeed{Brand: f[0], Name: f[1], Body: f[2], Powertrain: f[6]}
-			if err := k.brand(m.Brand); err != nil {
-				return err
-			}
+			m := ModelSeed{Brand: rec.text(0, k.brand), Name: f[1], Powertrain: f[6]}
 			if m.Name == "" {
-				return fmt.Errorf("empty model name")
+				rec.failf("empty model name")
 			}
 			if seen[m.Brand+"\t"+m.Name] {
-				return fmt.Errorf("duplicate model %s %q", m.Brand, m.Name)
+				rec.failf("duplicate model %s %q", m.Brand, m.Name)
 			}
 			seen[m.Brand+"\t"+m.Name] = true
 			rec.who = fmt.Sprintf("model %q", m.Name)
-			if _, ok := v.EnumValueIndex("body", m.Body); !ok {
-				return rec.errorf("unknown body %q", m.Body)
-			}
+			m.Body = rec.text(2, k.enum("body"))
 			if len(f[3]) != 1 || !strings.Contains("ABCDEFSV", f[3]) {
-				return rec.errorf("unknown segment %q", f[3])
+				rec.failf("unknown segment %q", f[3])
+			} else {
+				m.Segment = f[3][0]
 			}
-			m.Segment = f[3][0]
-			var err error
-			if m.YearStart, m.YearEnd, err = rec.span(4, "year_start", "year_end", 1990); err != nil {
-				return err
-			}
+			m.YearStart, m.YearEnd = rec.span(4, "year_start", "year_end", 1990)
 			switch m.Powertrain {
 			case "petrol", "ice", "mixed", "hybrid", "phev", "ev", "fcev":
 			default:
-				return rec.errorf("unknown powertrain %q", m.Powertrain)
+				rec.failf("unknown powertrain %q", m.Powertrain)
 			}
-			v.Models = append(v.Models, m)
-			return nil
+			if rec.Err() == nil {
+				v.Models = append(v.Models, m)
+			}
 		})
 		if err != nil {
 			return err
