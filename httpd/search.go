@@ -42,8 +42,11 @@ func (o *operations) search(rq *request, p *Params) error {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = rq.appendSearchResult(b, m.Row)
-		b = append(b, `,"score":`...)
+		if rq.raw {
+			b = append(rq.appendSearchResult(b, m.Row), `,"score":`...)
+		} else {
+			b = append(b, rq.v.searchRow(m.Row)...)
+		}
 		b = strconv.AppendFloat(b, float64(m.Score), 'g', -1, 32)
 		b = append(b, '}')
 	}
