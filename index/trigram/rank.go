@@ -771,6 +771,15 @@ next:
 		if fs < 0 {
 			continue
 		}
+		// An extent scoring 1 that the words from fs start with settles
+		// the score before the back is read: its last word holds a query
+		// trigram, so the row's extent starts with it (the rule below).
+		for j, x := range rs.spans {
+			if rs.spanScores[j] == 1 && len(x) <= len(slots)-fs && slices.Equal(x, slots[fs:fs+len(x)]) {
+				h[i].score = 1
+				continue next
+			}
+		}
 		for j := len(slots) - 1; ; j-- {
 			if j == fs || rs.wordMarks(ix, slots[j], s.qbits).first >= 0 {
 				ls = j
