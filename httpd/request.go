@@ -33,6 +33,7 @@ type request struct {
 
 	rows    []uint32             // result rows of filters and searches
 	matches []engine.SearchMatch // search results
+	scores  [64]scoreText        // search scores formatted lately, by a hash of their bits
 
 	buf []byte // the body being rendered
 	enc []byte // compressed body

@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/vspec/catalogue/engine"
@@ -42,9 +43,12 @@ func (o *operations) search(rq *request, p *Params) error {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = rq.appendSearchResult(b, m.Row)
-		b = append(b, `,"score":`...)
-		b = strconv.AppendFloat(b, float64(m.Score), 'g', -1, 32)
+		if rq.raw {
+			b = append(rq.appendSearchResult(b, m.Row), `,"score":`...)
+		} else {
+			b = append(b, rq.v.searchRow(m.Row)...)
+		}
+		b = rq.appendScore(b, m.Score)
 		b = append(b, '}')
 	}
 	var next []byte
@@ -69,4 +73,29 @@ func (rq *request) appendSearchResult(b []byte, row uint32) []byte {
 	b = rq.appendGenerationID(b, g)
 	b = rq.appendSlugsAndName(b, row, c.GenModel[g])
 	return appendYearRange(b, c, g)
+}
+
+// scoreText is a score and its text as strconv.AppendFloat writes it
+// (float32, shortest), in n bytes; n is 0 when unset.
+type scoreText struct {
+	bits uint32
+	n    uint8
+	text [15]byte // the longest float32 shortest form, "-1.17549435e-38"
+}
+
+// appendScore appends a search score as strconv.AppendFloat(b, s, 'g', -1,
+// 32) does, from the request's memo when it formatted the same value
+// lately: a page's scores are few distinct fractions.
+func (rq *request) appendScore(b []byte, s float32) []byte {
+	bits := math.Float32bits(s)
+	e := &rq.scores[bits*0x9e3779b1>>26]
+	if e.n > 0 && e.bits == bits {
+		return append(b, e.text[:e.n]...)
+	}
+	start := len(b)
+	b = strconv.AppendFloat(b, float64(s), 'g', -1, 32)
+	if n := len(b) - start; n <= len(e.text) {
+		e.bits, e.n = bits, uint8(copy(e.text[:], b[start:]))
+	}
+	return b
 }

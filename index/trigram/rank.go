@@ -1,6 +1,7 @@
 package trigram
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -306,14 +307,14 @@ func (ix *Index) Rank(dst []Ranked, q RankQuery, s *Scratch) ([]Ranked, bool) {
 
 	base := len(dst)
 	h := rs.heap
-	slices.SortFunc(h, func(a, b rhit) int {
-		if rbetter(a, b) {
-			return -1
-		}
-		if rbetter(b, a) {
+	slices.SortFunc(h, func(a, b rhit) int { // rbetter's order, one comparison
+		if a.key != b.key {
+			if a.key > b.key {
+				return -1
+			}
 			return 1
 		}
-		return 0
+		return cmp.Compare(a.ord, b.ord)
 	})
 	ix.scorePage(h, q.Text, s)
 	for _, x := range h {
@@ -758,17 +759,32 @@ next:
 		h[i].has = true
 		r := ix.rankOf[ix.wx.ordRow[h[i].ord]]
 		slots := ix.slotWord[ix.slotOff[r]:ix.slotOff[r+1]]
+		// The first word holding a query trigram from the front, the
+		// last from the back: the words between are not looked at.
 		fs, ls := -1, -1
 		for j, w := range slots {
 			if rs.wordMarks(ix, w, s.qbits).first >= 0 {
-				if fs < 0 {
-					fs = j
-				}
-				ls = j
+				fs = j
+				break
 			}
 		}
 		if fs < 0 {
 			continue
+		}
+		// An extent scoring 1 that the words from fs start with settles
+		// the score before the back is read: its last word holds a query
+		// trigram, so the row's extent starts with it (the rule below).
+		for j, x := range rs.spans {
+			if rs.spanScores[j] == 1 && len(x) <= len(slots)-fs && slices.Equal(x, slots[fs:fs+len(x)]) {
+				h[i].score = 1
+				continue next
+			}
+		}
+		for j := len(slots) - 1; ; j-- {
+			if j == fs || rs.wordMarks(ix, slots[j], s.qbits).first >= 0 {
+				ls = j
+				break
+			}
 		}
 		words := slots[fs : ls+1]
 		for j, x := range rs.spans {
