@@ -189,7 +189,7 @@ func (rq *request) appendVariant(dst []byte, row uint32) []byte {
 	if rq.raw {
 		return rq.renderVariant(dst, row)
 	}
-	return append(dst, rq.v.summary(row)...)
+	return append(dst, rq.v.summaries.row(row)...)
 }
 
 // renderVariant renders a Variant object.

@@ -46,7 +46,7 @@ func (o *operations) search(rq *request, p *Params) error {
 		if rq.raw {
 			b = append(rq.appendSearchResult(b, m.Row), `,"score":`...)
 		} else {
-			b = append(b, rq.v.searchRow(m.Row)...)
+			b = append(b, rq.v.searchRows.row(m.Row)...)
 		}
 		b = rq.appendScore(b, m.Score)
 		b = append(b, '}')

@@ -24,17 +24,42 @@ type view struct {
 	localeBytes [][]byte     // each locale's code
 	vocab       vocabularies // the values parameters take, for schemas
 	// summaries holds every variant's Variant object with token ids, the
-	// item of the filter's and a generation's pages, rendered at install:
-	// row r's is summaries[summaryEnd[r-1]:summaryEnd[r]] (from 0 for row
-	// 0). Pointer-free, so the collector never scans it; raw ids (the apify
-	// plan) are rendered per request.
-	summaries  []byte
-	summaryEnd []uint32
+	// item of the filter's and a generation's pages, rendered at install
+	// (about 270 bytes a variant); raw ids (the apify plan) are rendered
+	// per request.
+	summaries rowTexts
 	// searchRows holds every variant's SearchResult with token ids up to
-	// its score's value (`,"score":` included), rendered at install in the
-	// same layout as summaries: about 190 bytes a variant.
-	searchRows []byte
-	searchEnd  []uint32
+	// its score's value (`,"score":` included), rendered at install: about
+	// 190 bytes a variant.
+	searchRows rowTexts
+}
+
+// rowTexts is one pre-rendered text per variant row in one pointer-free
+// arena, so the collector never scans it: row r's is
+// buf[end[r-1]:end[r]] (from 0 for row 0).
+type rowTexts struct {
+	buf []byte
+	end []uint32
+}
+
+// renderRowTexts renders each of n rows with render, about sizeHint bytes
+// a row.
+func renderRowTexts(n, sizeHint int, render func(dst []byte, row uint32) []byte) rowTexts {
+	t := rowTexts{buf: make([]byte, 0, n*sizeHint), end: make([]uint32, n)}
+	for r := range n {
+		t.buf = render(t.buf, uint32(r))
+		t.end[r] = uint32(len(t.buf))
+	}
+	return t
+}
+
+// row returns row r's text.
+func (t *rowTexts) row(r uint32) []byte {
+	start := uint32(0)
+	if r > 0 {
+		start = t.end[r-1]
+	}
+	return t.buf[start:t.end[r]]
 }
 
 // newView derives the view of c: tokens, pre-rendered spec fragments,
@@ -70,52 +95,11 @@ func newView(c *engine.Catalogue, codec *publicid.Codec, epoch uint32) *view {
 	for code := range c.Drives() {
 		v.vocab[drives] = append(v.vocab[drives], c.DriveSlug(uint8(code)))
 	}
-	v.renderSummaries()
-	v.renderSearchRows()
+	rq := &request{v: v}
+	n := len(c.VarID)
+	v.summaries = renderRowTexts(n, 280, rq.renderVariant)
+	v.searchRows = renderRowTexts(n, 200, func(dst []byte, row uint32) []byte {
+		return append(rq.appendSearchResult(dst, row), `,"score":`...)
+	})
 	return v
-}
-
-// renderSummaries fills summaries: about 270 bytes a variant.
-func (v *view) renderSummaries() {
-	rq := &request{v: v}
-	n := len(v.cat.VarID)
-	v.summaryEnd = make([]uint32, n)
-	b := make([]byte, 0, n*280)
-	for r := range n {
-		b = rq.renderVariant(b, uint32(r))
-		v.summaryEnd[r] = uint32(len(b))
-	}
-	v.summaries = b
-}
-
-// summary returns row's pre-rendered Variant object (token ids).
-func (v *view) summary(row uint32) []byte {
-	start := uint32(0)
-	if row > 0 {
-		start = v.summaryEnd[row-1]
-	}
-	return v.summaries[start:v.summaryEnd[row]]
-}
-
-// renderSearchRows fills searchRows.
-func (v *view) renderSearchRows() {
-	rq := &request{v: v}
-	n := len(v.cat.VarID)
-	v.searchEnd = make([]uint32, n)
-	b := make([]byte, 0, n*200)
-	for r := range n {
-		b = append(rq.appendSearchResult(b, uint32(r)), `,"score":`...)
-		v.searchEnd[r] = uint32(len(b))
-	}
-	v.searchRows = b
-}
-
-// searchRow returns row's pre-rendered SearchResult up to its score's
-// value (token ids).
-func (v *view) searchRow(row uint32) []byte {
-	start := uint32(0)
-	if row > 0 {
-		start = v.searchEnd[row-1]
-	}
-	return v.searchRows[start:v.searchEnd[row]]
 }
