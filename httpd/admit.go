@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/ratelog"
 )
@@ -39,11 +41,10 @@ func (s *Service) authenticate(raw []byte) (*access.Key, *Error) {
 	return k, nil
 }
 
-// admit reserves one call on the key's counters and renders its RateLimit
-// field into rq.hdr, or refuses: 429 when a limit is reached, 503 when
-// metering cannot be trusted (fail closed).
-func (s *Service) admit(rq *request, k *access.Key) (access.Ticket, *Error) {
-	now := s.opts.Now()
+// admit reserves one call on the key's counters at now and renders its
+// RateLimit field into rq.hdr, or refuses: 429 when a limit is reached,
+// 503 when metering cannot be trusted (fail closed).
+func (s *Service) admit(rq *request, k *access.Key, now time.Time) (access.Ticket, *Error) {
 	if s.opts.Meter != nil && !s.opts.Meter.Healthy(now) {
 		ratelog.Default.Printf("metering refusal", "keyed requests are refused with 503: usage cannot be persisted (last error: %s)", s.opts.Meter.LastError())
 		return access.Ticket{}, unavailable(retryMetering,
@@ -73,6 +74,18 @@ func (s *Service) admit(rq *request, k *access.Key) (access.Ticket, *Error) {
 	rq.hdr = appendRateLimit(rq.hdr[:0], tight, left, int64(end.Sub(now).Seconds())+1)
 	rq.usedMonth = ticket.Used[access.Month]
 	return ticket, nil
+}
+
+// now is the time of a REST request: when fasthttp started handling it
+// (a clock read it makes anyway), unless Options.Now is another clock
+// than time.Now (tests) or the request did not come through a server.
+func (s *Service) now(ctx *fasthttp.RequestCtx) time.Time {
+	if s.opts.realClock {
+		if t := ctx.Time(); !t.IsZero() {
+			return t
+		}
+	}
+	return s.opts.Now()
 }
 
 // storeDown is the 503 of a request whose key or counters the access store

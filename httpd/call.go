@@ -128,7 +128,7 @@ func (s *Service) Admit(key string) Admission {
 	}
 	rq := getRequest()
 	defer putRequest(rq)
-	ticket, err := s.admit(rq, k)
+	ticket, err := s.admit(rq, k, s.opts.Now())
 	if err != nil {
 		return Admission{Refused: err}
 	}

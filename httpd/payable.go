@@ -14,14 +14,14 @@ import (
 
 var headerPaymentSignature = []byte(x402.HeaderSignature)
 
-// paid serves a keyless call to a payable operation: 402 with the offer
+// paid serves a keyless call to a payable operation from v: 402 with the offer
 // when it carries no payment; otherwise the network's limit, the payment
 // decoded, and the sale (x402.Gate.Sell): verified, answered from the full
 // catalogue, and settled only when the answer is a success, within the
 // write timeout. A refused settlement discards the answer (402, nothing
 // charged); one without a clear outcome discards it too (504 with the
 // payment's reference: it may have been taken).
-func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation) {
+func (s *Service) paid(ctx *fasthttp.RequestCtx, v *view, op Operation) {
 	sig := ctx.Request.Header.PeekBytes(headerPaymentSignature)
 	// A payment buys a GET's body; HEAD has none to sell, so it is answered
 	// with the offer and a payment it carries is neither used nor charged.
@@ -56,7 +56,7 @@ func (s *Service) paid(ctx *fasthttp.RequestCtx, op Operation) {
 	// fasthttp reuses ctx for the next request.
 	sold := s.Sell(context.Background(), op, payload, s.SettleDeadline(ctx.Time()),
 		x402.Sale{Resource: s.resourceURL(ctx), Operation: payable[op].route}, func() bool {
-			refused = s.run(ctx, rq, payable[op].op, tierFull)
+			refused = s.run(ctx, rq, v, payable[op].op, tierFull)
 			return refused == nil
 		})
 	var rej *x402.Rejection

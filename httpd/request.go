@@ -33,7 +33,7 @@ type request struct {
 
 	rows    []uint32             // result rows of filters and searches
 	matches []engine.SearchMatch // search results
-	scores  [64]scoreText        // search scores formatted lately, by a hash of their bits
+	scores  *[64]scoreText       // search scores formatted lately, by a hash of their bits; kept across calls
 
 	buf []byte // the body being rendered
 	enc []byte // compressed body
@@ -51,7 +51,8 @@ type request struct {
 }
 
 var requestPool = sync.Pool{New: func() any {
-	return &request{buf: make([]byte, 0, 16<<10), enc: make([]byte, 0, 4<<10), pos: make([]byte, 0, 64), tmp: make([]byte, 0, 64), id: make([]byte, 0, 64), hdr: make([]byte, 0, 64)}
+	return &request{buf: make([]byte, 0, 16<<10), enc: make([]byte, 0, 4<<10), pos: make([]byte, 0, 64), tmp: make([]byte, 0, 64), id: make([]byte, 0, 64), hdr: make([]byte, 0, 64),
+		scores: new([64]scoreText)}
 }}
 
 func getRequest() *request { return requestPool.Get().(*request) }
@@ -60,7 +61,10 @@ func putRequest(rq *request) {
 	if cap(rq.buf) > 1<<20 { // do not keep a rare huge buffer alive
 		rq.buf = make([]byte, 0, 16<<10)
 	}
-	*rq = request{buf: rq.buf[:0], enc: rq.enc[:0], pos: rq.pos[:0], tmp: rq.tmp[:0], id: rq.id[:0], hdr: rq.hdr[:0], rows: rq.rows[:0], matches: rq.matches[:0]}
+	// The score memo stays: its entries are right for any call, and
+	// clearing its 1.3 KB cost more than a small route's handler.
+	*rq = request{buf: rq.buf[:0], enc: rq.enc[:0], pos: rq.pos[:0], tmp: rq.tmp[:0], id: rq.id[:0], hdr: rq.hdr[:0], rows: rq.rows[:0], matches: rq.matches[:0],
+		scores: rq.scores}
 	requestPool.Put(rq)
 }
 

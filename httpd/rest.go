@@ -50,9 +50,14 @@ func apiKey(ctx *fasthttp.RequestCtx) []byte {
 func (s *Service) handler(op *operation) fasthttp.RequestHandler {
 	pay, payable := payableOf(op)
 	return func(ctx *fasthttp.RequestCtx) {
+		// The catalogue this request is answered from, named on every
+		// answer to it, errors included (the edge leaves it to the keyed
+		// handlers, so a swap between the two cannot misname the body).
+		v := s.view.Load()
+		ctx.Response.Header.SetCanonical(headerCatalogueVersion, v.version)
 		raw := apiKey(ctx)
 		if payable && s.opts.Payments != nil && len(raw) == 0 {
-			s.paid(ctx, pay)
+			s.paid(ctx, v, pay)
 			return
 		}
 		k, err := s.authenticate(raw)
@@ -62,7 +67,7 @@ func (s *Service) handler(op *operation) fasthttp.RequestHandler {
 		}
 		rq := getRequest()
 		defer putRequest(rq)
-		ticket, err := s.admit(rq, k)
+		ticket, err := s.admit(rq, k, s.now(ctx))
 		if err != nil {
 			s.problem(ctx, err)
 			return
@@ -77,31 +82,29 @@ func (s *Service) handler(op *operation) fasthttp.RequestHandler {
 		if k.Plan == access.PlanDemo {
 			t = tierDemo
 		}
-		s.answer(ctx, rq, op, t)
+		s.answer(ctx, rq, v, op, t)
 		if ctx.Response.StatusCode() >= 300 || ctx.IsHead() {
 			ticket.Release()
 		}
 	}
 }
 
-// answer answers op for a caller of tier t: the answer sent or the error
-// written.
-func (s *Service) answer(ctx *fasthttp.RequestCtx, rq *request, op *operation, t tier) {
-	if err := s.run(ctx, rq, op, t); err != nil {
+// answer answers op from v for a caller of tier t: the answer sent or the
+// error written.
+func (s *Service) answer(ctx *fasthttp.RequestCtx, rq *request, v *view, op *operation, t tier) {
+	if err := s.run(ctx, rq, v, op, t); err != nil {
 		s.problem(ctx, asError(err))
 		return
 	}
 	s.send(ctx, rq)
 }
 
-// run answers op for a caller of tier t into rq: the path's parameter and
-// the query parsed into its parameters, then the operation.
-func (s *Service) run(ctx *fasthttp.RequestCtx, rq *request, op *operation, t tier) error {
+// run answers op from v for a caller of tier t into rq: the path's
+// parameter and the query parsed into its parameters, then the operation.
+func (s *Service) run(ctx *fasthttp.RequestCtx, rq *request, v *view, op *operation, t tier) error {
 	if len(op.params) > 0 && op.params[0].In == "path" {
 		rq.p.Path = pathSegment(ctx.Path(), 2)
 	}
-	v := s.view.Load()
-	ctx.Response.Header.SetCanonical(headerCatalogueVersion, v.version)
 	return s.ops.answer(rq, v, op, t, ctx.QueryArgs(), false)
 }
 
@@ -153,12 +156,16 @@ func (s *Service) observed(rt *observe.Route, h fasthttp.RequestHandler) fasthtt
 // observe answers a request with h under its request id (echoed, and in
 // every problem body), then records its metrics and access-log line.
 func (s *Service) observe(ctx *fasthttp.RequestCtx, rt *observe.Route, h fasthttp.RequestHandler) {
-	start := time.Now()
+	start := ctx.Time() // when fasthttp started on the request
+	if start.IsZero() { // not through a server (tests)
+		start = time.Now()
+	}
 	var buf [32]byte
 	p := peer(ctx)
 	id := s.obs.RequestID(buf[:0], ctx.Request.Header.PeekBytes(headerRequestID), p, s.opts.TrustedProxies)
 	ctx.Response.Header.SetCanonical(headerRequestID, id)
 	h(ctx)
+	end := time.Now()
 	rt.Done(&observe.Request{Method: ctx.Method(), Status: ctx.Response.StatusCode(), Bytes: len(ctx.Response.Body()),
-		ID: id, Key: apiKey(ctx), Peer: p, Duration: time.Since(start)})
+		ID: id, Key: apiKey(ctx), Peer: p, Duration: end.Sub(start), At: end})
 }

@@ -51,11 +51,11 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	r.PanicHandler = s.panicked
 	slow := r.Handler
 	return func(ctx *fasthttp.RequestCtx) {
-		// Every response names the catalogue it was answered from; the
-		// keyed operations set it again from the view they answer from
-		// (run), in case a reload swapped the view in between.
-		ctx.Response.Header.SetCanonical(headerCatalogueVersion, s.view.Load().version)
+		// Every response names the catalogue it was answered from: the
+		// keyed operations' handlers name the view they answer from
+		// (handler), every other answer the view of now.
 		if e := framingRefusal(ctx); e != nil {
+			ctx.Response.Header.SetCanonical(headerCatalogueVersion, s.view.Load().version)
 			s.observe(ctx, unrouted, func(ctx *fasthttp.RequestCtx) { s.problem(ctx, e) })
 			return
 		}
@@ -65,6 +65,7 @@ func (s *Service) routes() fasthttp.RequestHandler {
 				return
 			}
 		}
+		ctx.Response.Header.SetCanonical(headerCatalogueVersion, s.view.Load().version)
 		slow(ctx)
 	}
 }

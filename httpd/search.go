@@ -87,6 +87,9 @@ type scoreText struct {
 // 32) does, from the request's memo when it formatted the same value
 // lately: a page's scores are few distinct fractions.
 func (rq *request) appendScore(b []byte, s float32) []byte {
+	if rq.scores == nil { // a request not from the pool
+		rq.scores = new([64]scoreText)
+	}
 	bits := math.Float32bits(s)
 	e := &rq.scores[bits*0x9e3779b1>>26]
 	if e.n > 0 && e.bits == bits {

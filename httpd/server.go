@@ -95,7 +95,8 @@ type Options struct {
 	// Default: one of its own, with metrics and no access log.
 	Observer *observe.Observer
 	// Now is the clock. Default time.Now.
-	Now func() time.Time
+	Now       func() time.Time
+	realClock bool // Now is time.Now: a REST request's time is fasthttp's (Service.now)
 }
 
 // SetDefaults fills the zero fields of o.
@@ -132,6 +133,7 @@ func (o *Options) SetDefaults() {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+		o.realClock = true
 	}
 	if o.FreeSunset.IsZero() {
 		o.FreeSunset = time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC)

@@ -162,6 +162,7 @@ type Request struct {
 	Key      []byte // the API key sent, hashed before it is logged; never logged itself
 	Peer     netip.Addr
 	Duration time.Duration
+	At       time.Time // when it ended, the access-log line's time; zero: when Done is called
 }
 
 // Done records a request: its metrics always, its access-log line when
@@ -183,7 +184,11 @@ func (rt *Route) Done(r *Request) {
 	}
 	if ob.lines != nil {
 		lb := linePool.Get().(*lineBuf)
-		lb.b = rt.appendAccessJSON(lb.b[:0], time.Now(), r)
+		at := r.At
+		if at.IsZero() {
+			at = time.Now()
+		}
+		lb.b = rt.appendAccessJSON(lb.b[:0], at, r)
 		ob.lines.WriteLine(lb.b)
 		linePool.Put(lb)
 		return
@@ -215,7 +220,7 @@ var linePool = sync.Pool{New: func() any { return &lineBuf{b: make([]byte, 0, 51
 // decimal of at most three places, trailing zeros dropped).
 func (rt *Route) appendAccessJSON(dst []byte, t time.Time, r *Request) []byte {
 	dst = append(dst, `{"time":"`...)
-	dst = t.AppendFormat(dst, time.RFC3339Nano)
+	dst = appendRFC3339Nano(dst, t)
 	dst = append(dst, `","level":"INFO","msg":"request","log":"access","id":`...)
 	dst = jsonenc.AppendString(dst, unsafeString(r.ID))
 	dst = append(dst, `,"method":`...)
@@ -237,6 +242,48 @@ func (rt *Route) appendAccessJSON(dst []byte, t time.Time, r *Request) []byte {
 		dst = append(dst, "invalid IP"...) // what Addr.String says
 	}
 	return append(dst, "\"}\n"...)
+}
+
+// stamp is the RFC 3339 text of one second at one UTC offset: the date
+// and time before the fraction, and the zone after it (which only the
+// offset decides).
+type stamp struct {
+	sec, offset int64
+	date, zone  []byte
+}
+
+// lastStamp is the second the access log formatted last: lines come many
+// a second, so the date and zone are formatted once a second.
+var lastStamp atomic.Pointer[stamp]
+
+// appendRFC3339Nano appends t.AppendFormat(dst, time.RFC3339Nano): the
+// date, time and zone of t's second from lastStamp, the fraction (up to
+// nine digits, trailing zeros dropped, none when zero) formatted here.
+// Nothing of t is kept, so a caller's time does not escape.
+func appendRFC3339Nano(dst []byte, t time.Time) []byte {
+	_, offset := t.Zone()
+	sec := t.Unix()
+	st := lastStamp.Load()
+	if st == nil || st.sec != sec || st.offset != int64(offset) {
+		whole := time.Unix(sec, 0).In(time.FixedZone("", offset))
+		st = &stamp{sec: sec, offset: int64(offset), date: whole.AppendFormat(nil, "2006-01-02T15:04:05"), zone: whole.AppendFormat(nil, "Z07:00")}
+		lastStamp.Store(st)
+	}
+	dst = append(dst, st.date...)
+	if ns := t.Nanosecond(); ns != 0 {
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i >= 1; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for frac[n-1] == '0' {
+			n--
+		}
+		dst = append(dst, frac[:n]...)
+	}
+	return append(dst, st.zone...)
 }
 
 // appendMillis appends us microseconds as milliseconds, the way

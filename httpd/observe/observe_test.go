@@ -54,6 +54,37 @@ func TestAppendMillis(t *testing.T) {
 	}
 }
 
+// TestAppendRFC3339Nano: the access line's time, its date and zone
+// remembered per second, is AppendFormat's RFC3339Nano text whatever the
+// fraction, the zone and the order the times come in (the same second in
+// two zones, going back a second, a DST change).
+func TestAppendRFC3339Nano(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		paris = time.FixedZone("CET", 3600)
+	}
+	zones := []*time.Location{time.UTC, time.FixedZone("CET", 3600), time.FixedZone("NPT", 5*3600+45*60), time.FixedZone("W", -3*3600-30*60), paris, time.Local}
+	base := time.Date(2026, 10, 25, 0, 59, 58, 0, time.UTC) // one hour before Paris leaves summer time
+	fractions := []int{0, 1, 10, 100_000_000, 120_000_000, 706_678_240, 999_999_999, 500, 123_456_789}
+	n := 0
+	for sec := 0; sec < 4; sec++ {
+		for _, back := range []int{0, -1} { // then the second before, again
+			for _, loc := range zones {
+				for _, ns := range fractions {
+					at := base.Add(time.Duration(sec+back)*time.Second + time.Duration(ns)).In(loc)
+					if got, want := appendRFC3339Nano([]byte("x"), at), at.AppendFormat([]byte("x"), time.RFC3339Nano); string(got) != string(want) {
+						t.Fatalf("%v: %s, AppendFormat %s", at, got, want)
+					}
+					n++
+				}
+			}
+		}
+	}
+	if n != 4*2*len(zones)*len(fractions) {
+		t.Fatalf("checked %d times", n)
+	}
+}
+
 // TestAccessLinesSampled: with AccessLines, one request in Sample gets a
 // line, handed over whole.
 func TestAccessLinesSampled(t *testing.T) {
