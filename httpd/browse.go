@@ -3,6 +3,8 @@ package httpd
 import (
 	"encoding/binary"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd/publicid"
 )
@@ -51,6 +53,12 @@ func openCursor(codec *publicid.Codec, rq *request, cursor []byte, bind uint64) 
 // listEnd closes data, writes links (next only when more rows follow) and
 // meta: the body is done.
 func listEnd(codec *publicid.Codec, rq *request, b []byte, bind uint64, next []byte) error {
+	rq.buf = appendListEnd(codec, rq, b, bind, next)
+	return rq.done()
+}
+
+// appendListEnd appends what follows a list's items: links and meta.
+func appendListEnd(codec *publicid.Codec, rq *request, b []byte, bind uint64, next []byte) []byte {
 	b = append(b, `],"links":{`...)
 	if next != nil {
 		b = append(b, `"next":"`...)
@@ -59,8 +67,7 @@ func listEnd(codec *publicid.Codec, rq *request, b []byte, bind uint64, next []b
 	}
 	b = append(b, "},"...)
 	b = rq.appendMeta(b)
-	rq.buf = append(b, '}')
-	return rq.done()
+	return append(b, '}')
 }
 
 // page renders a page of up to p.Limit of rows (one more only says that a
@@ -173,9 +180,39 @@ func (o *operations) generationVariants(rq *request, p *Params) error {
 }
 
 // variantPage renders a page of variant summaries: rows holds up to
-// limit+1 rows in stable-id order.
+// limit+1 rows in stable-id order. With token ids the summaries are the
+// pre-rendered ones, and the page's content hash is taken over their
+// hashes and the bytes after them (see pageSalt), not over its 10-30 KB.
 func (o *operations) variantPage(rq *request, p *Params, rows []uint32, bind uint64) error {
 	c := rq.v.cat
-	return o.page(rq, p, rows, bind, rq.appendVariant,
-		func(dst []byte, r uint32) []byte { return engine.AppendIDPosition(dst, c.VarID[r]) })
+	key := func(dst []byte, r uint32) []byte { return engine.AppendIDPosition(dst, c.VarID[r]) }
+	if rq.raw {
+		return o.page(rq, p, rows, bind, rq.renderVariant, key)
+	}
+	n := min(len(rows), p.Limit)
+	b := append(rq.buf[:0], `{"data":[`...)
+	sums := binary.LittleEndian.AppendUint64(rq.sums[:0], pageSalt)
+	for i, r := range rows[:n] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, rq.v.summaries.row(r)...)
+		sums = binary.LittleEndian.AppendUint64(sums, rq.v.summarySums[r])
+	}
+	var next []byte
+	if len(rows) > n {
+		next = key(rq.tmp[:0], rows[n-1])
+		rq.tmp = next
+	}
+	tail := len(b)
+	rq.buf = appendListEnd(o.codec, rq, b, bind, next)
+	rq.sums = append(sums, rq.buf[tail:]...)
+	return rq.doneSum(xxhash.Sum64(rq.sums))
 }
+
+// pageSalt starts what the content hash of a page of pre-rendered variant
+// summaries is taken over: the salt, the xxHash of each summary in order
+// (8 bytes little-endian each) and the body's bytes after the last one.
+// Those determine the body (its start is always the same), so the ETag
+// changes exactly when the body does, as a strong validator must.
+const pageSalt = 0x7661727061676531 // "varpage1"

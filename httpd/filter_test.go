@@ -1,6 +1,7 @@
 package httpd_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,23 +138,53 @@ func TestCompareETag(t *testing.T) {
 	c := e.cat
 	tok := func(row uint32) string { return e.codec.Token(publicid.Variant, c.VarID[row]) }
 	a, b := tok(c.Demo[0]), tok(c.Demo[5])
-	paths := []string{"/v1/compare?ids=" + a + "," + b, "/v1/compare?ids=" + b + "," + a, "/v1/compare?ids=" + a + "," + b + "&locale=de",
-		"/v1/compare?ids=" + a + "," + b + "&units=imperial", "/v1/compare?ids=" + a + "," + a}
+	distinctETags(t, e, e.free, "/v1/compare?ids="+a+","+b, "/v1/compare?ids="+b+","+a, "/v1/compare?ids="+a+","+b+"&locale=de",
+		"/v1/compare?ids="+a+","+b+"&units=imperial", "/v1/compare?ids="+a+","+a)
+}
+
+// TestVariantPageETag: a page of variant summaries, whose content hash is
+// taken over the summaries' hashes and its other bytes, has one ETag per
+// representation (other rows, order, page, size, locale, list), the same
+// one each time it is asked for, and answers If-None-Match with 304.
+func TestVariantPageETag(t *testing.T) {
+	e := newEnv(t)
+	first := e.ok("/v1/variants?fuel=diesel&limit=3", e.free)
+	next := str(first["links"].(map[string]any), "next")
+	gen := "/v1/generations/" + e.codec.Token(publicid.Generation, e.cat.GenID[e.cat.VarGen[e.cat.Demo[0]]]) + "/variants"
+	distinctETags(t, e, e.free, "/v1/variants?fuel=diesel&limit=3", "/v1/variants?fuel=diesel&limit=3&cursor="+next,
+		"/v1/variants?fuel=diesel&limit=4", "/v1/variants?fuel=diesel&limit=3&locale=de", "/v1/variants?fuel=petrol&limit=3",
+		"/v1/variants?fuel=diesel&power_min=120&limit=3", "/v1/variants?fuel=diesel&power_min=100000", gen, gen+"?locale=de", gen+"?limit=1")
+	// Raw ids (the apify plan) render their summaries per request and
+	// hash the whole body: still one ETag per representation.
+	rawGen := "/v1/generations/" + strconv.FormatUint(uint64(e.cat.GenID[e.cat.VarGen[e.cat.Demo[0]]]), 10) + "/variants"
+	distinctETags(t, e, e.apify, "/v1/variants?fuel=diesel&limit=3", "/v1/variants?fuel=diesel&limit=3&locale=de", rawGen)
+}
+
+// distinctETags asks for each path with key: a 200 with an ETag, the same
+// body and ETag when asked again, 304 for If-None-Match with it, and no
+// two paths (distinct bodies) sharing one.
+func distinctETags(t *testing.T, e *env, key string, paths ...string) {
+	t.Helper()
 	seen := map[string]string{}
+	bodies := map[string]string{}
 	for _, p := range paths {
-		r := e.get(p, e.free)
+		r := e.get(p, key)
 		tag := r.header["Etag"]
 		if r.status != 200 || tag == "" {
 			t.Fatalf("%s: %d, ETag %q", p, r.status, tag)
 		}
-		if again := e.get(p, e.free); again.header["Etag"] != tag || string(again.body) != string(r.body) {
+		if again := e.get(p, key); again.header["Etag"] != tag || string(again.body) != string(r.body) {
 			t.Errorf("%s: asked twice, ETag %s then %s", p, tag, again.header["Etag"])
 		}
+		if other, ok := bodies[string(r.body)]; ok {
+			t.Fatalf("%s and %s have the same body: the test needs distinct representations", p, other)
+		}
+		bodies[string(r.body)] = p
 		if other, ok := seen[tag]; ok {
 			t.Errorf("%s and %s share the ETag %s", p, other, tag)
 		}
 		seen[tag] = p
-		if nm := e.get(p, e.free, "If-None-Match", tag); nm.status != 304 || len(nm.body) != 0 {
+		if nm := e.get(p, key, "If-None-Match", tag); nm.status != 304 || len(nm.body) != 0 {
 			t.Errorf("%s with If-None-Match: %d, %d bytes", p, nm.status, len(nm.body))
 		}
 	}

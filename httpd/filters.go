@@ -141,7 +141,7 @@ func (o *operations) compare(rq *request, p *Params) error {
 	b := append(rq.buf[:0], `{"data":[`...)
 	// The body's content hash is the hash of its parts' hashes and its
 	// tail (see compareSum), not of its 15-60 KB.
-	sums := binary.LittleEndian.AppendUint64(rq.tmp[:0], compareSalt)
+	sums := binary.LittleEndian.AppendUint64(rq.sums[:0], compareSalt)
 	for i, r := range rows[:p.NIDs] {
 		if i > 0 {
 			b = append(b, ',')
@@ -155,9 +155,8 @@ func (o *operations) compare(rq *request, p *Params) error {
 	tail := len(b)
 	b = rq.appendMeta(b)
 	rq.buf = append(b, '}')
-	sums = append(sums, rq.buf[tail:]...)
-	rq.tmp = sums
-	return rq.doneSum(xxhash.Sum64(sums))
+	rq.sums = append(sums, rq.buf[tail:]...)
+	return rq.doneSum(xxhash.Sum64(rq.sums))
 }
 
 // compareSalt starts what a compare body's content hash is taken over: the

@@ -35,12 +35,13 @@ type request struct {
 	matches []engine.SearchMatch // search results
 	scores  *[64]scoreText       // search scores formatted lately, by a hash of their bits; kept across calls
 
-	buf []byte // the body being rendered
-	enc []byte // compressed body
-	pos []byte // cursor positions
-	tmp []byte
-	id  []byte // a list page's identity (pageKey)
-	hdr []byte // header values
+	buf  []byte // the body being rendered
+	enc  []byte // compressed body
+	pos  []byte // cursor positions
+	tmp  []byte
+	sums []byte // what a body assembled from hashed parts is hashed over (compare, variantPage)
+	id   []byte // a list page's identity (pageKey)
+	hdr  []byte // header values
 
 	// The answer: body, its xxHash, and whether it is immutable (cached or
 	// pre-rendered, sent without a copy) or never to be cached.
@@ -52,7 +53,7 @@ type request struct {
 
 var requestPool = sync.Pool{New: func() any {
 	return &request{buf: make([]byte, 0, 16<<10), enc: make([]byte, 0, 4<<10), pos: make([]byte, 0, 64), tmp: make([]byte, 0, 64), id: make([]byte, 0, 64), hdr: make([]byte, 0, 64),
-		scores: new([64]scoreText)}
+		sums: make([]byte, 0, 1<<10), scores: new([64]scoreText)}
 }}
 
 func getRequest() *request { return requestPool.Get().(*request) }
@@ -63,7 +64,7 @@ func putRequest(rq *request) {
 	}
 	// The score memo stays: its entries are right for any call, and
 	// clearing its 1.3 KB cost more than a small route's handler.
-	*rq = request{buf: rq.buf[:0], enc: rq.enc[:0], pos: rq.pos[:0], tmp: rq.tmp[:0], id: rq.id[:0], hdr: rq.hdr[:0], rows: rq.rows[:0], matches: rq.matches[:0],
+	*rq = request{buf: rq.buf[:0], enc: rq.enc[:0], pos: rq.pos[:0], tmp: rq.tmp[:0], sums: rq.sums[:0], id: rq.id[:0], hdr: rq.hdr[:0], rows: rq.rows[:0], matches: rq.matches[:0],
 		scores: rq.scores}
 	requestPool.Put(rq)
 }
@@ -186,21 +187,22 @@ func (o *operations) cached(rq *request, key uint64, id []byte) bool {
 	return false
 }
 
-// store makes rq.buf the answer and keeps an immutable copy under key
-// with its identity id (nil for bodyKey); data is the end of the data
-// member in rq.buf, or 0.
+// store keeps an immutable copy of the answer in rq.buf (made by done or
+// doneSum, whose content hash it keeps) under key with its identity id
+// (nil for bodyKey), and makes that copy the answer; data is the end of
+// the data member in rq.buf, or 0.
 func (o *operations) store(rq *request, key uint64, id []byte, data int) {
 	if o.bodies == nil {
-		rq.done()
 		return
 	}
-	r := o.keep(key, append([]byte(nil), rq.buf...), id, data)
+	r := o.keep(key, append([]byte(nil), rq.buf...), rq.sum, id, data)
 	rq.doneFixed(r.body, r.sum)
 }
 
-// keep caches body, which it owns from then on, under key: see store.
-func (o *operations) keep(key uint64, body, id []byte, data int) *rendered {
-	r := &rendered{body: body, sum: xxhash.Sum64(body), data: data}
+// keep caches body, whose content hash is sum and which it owns from then
+// on, under key: see store.
+func (o *operations) keep(key uint64, body []byte, sum uint64, id []byte, data int) *rendered {
+	r := &rendered{body: body, sum: sum, data: data}
 	if data > 0 {
 		r.dataSum = xxhash.Sum64(body[len(dataOpen):data])
 	}

@@ -97,6 +97,7 @@ func (o *operations) variantRowBody(rq *request, row uint32, route uint64, rende
 	rq.synced = rq.v.cat.VarSyncedAt[row]
 	var data int
 	rq.buf, data = rq.appendDataBody(rq.buf[:0], row, render)
+	rq.done()
 	o.store(rq, key, nil, data)
 }
 
@@ -134,7 +135,7 @@ func (o *operations) appendSpecsObject(rq *request, dst []byte, row uint32) ([]b
 	rq.synced = rq.v.cat.VarSyncedAt[row]
 	body, data := rq.appendDataBody(make([]byte, 0, len(dst)-start+160), row, func(b []byte, _ uint32) []byte { return append(b, dst[start:]...) })
 	rq.synced = synced
-	return dst, o.keep(key, body, nil, data).dataSum
+	return dst, o.keep(key, body, xxhash.Sum64(body), nil, data).dataSum
 }
 
 func (o *operations) variantImages(rq *request, p *Params) error {

@@ -3,6 +3,8 @@ package httpd
 import (
 	"time"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd/publicid"
 )
@@ -28,6 +30,9 @@ type view struct {
 	// (about 270 bytes a variant); raw ids (the apify plan) are rendered
 	// per request.
 	summaries rowTexts
+	// summarySums holds each summary's xxHash, of which a page of them
+	// takes its content hash (variantPage).
+	summarySums []uint64
 	// searchRows holds every variant's SearchResult with token ids up to
 	// its score's value (`,"score":` included), rendered at install: about
 	// 190 bytes a variant.
@@ -98,6 +103,10 @@ func newView(c *engine.Catalogue, codec *publicid.Codec, epoch uint32) *view {
 	rq := &request{v: v}
 	n := len(c.VarID)
 	v.summaries = renderRowTexts(n, 280, rq.renderVariant)
+	v.summarySums = make([]uint64, n)
+	for r := range v.summarySums {
+		v.summarySums[r] = xxhash.Sum64(v.summaries.row(uint32(r)))
+	}
 	v.searchRows = renderRowTexts(n, 200, func(dst []byte, row uint32) []byte {
 		return append(rq.appendSearchResult(dst, row), `,"score":`...)
 	})
