@@ -35,6 +35,40 @@ func smallServer(t *testing.T) (addr, freeKey, apifyKey string, svc *httpd.Servi
 	return httpdtest.Serve(t, svc), freeKey, apifyKey, svc, file
 }
 
+// discoverIDs discovers the ids of the mix at addr with key.
+func discoverIDs(t *testing.T, addr, key string) MixIDs {
+	t.Helper()
+	ids, err := DiscoverIDs(addr, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// checkRoutes calls each of routes once at addr with key and fails t on a
+// route whose Path is not its first path, on a failed call (but those
+// expected says are expected: nil expects none) and on a name of want that
+// no route has; mix names the routes in the messages.
+func checkRoutes(t *testing.T, mix, addr, key string, routes []Route, want []string, expected func(Route, error) bool) {
+	t.Helper()
+	names := map[string]bool{}
+	for _, rt := range routes {
+		names[rt.Name] = true
+		if rt.Path == "" || rt.Path != rt.paths()[0] {
+			t.Errorf("%s: path %q, paths %q", rt.Name, rt.Path, rt.Paths)
+		}
+		cfg := Config{Addr: addr, Key: key, Concurrency: 1}
+		if _, err := check(cfg, cfg.client(), rt); err != nil && (expected == nil || !expected(rt, err)) {
+			t.Errorf("%v", err)
+		}
+	}
+	for _, w := range want {
+		if !names[w] {
+			t.Errorf("%s lacks %q", mix, w)
+		}
+	}
+}
+
 // TestMixAgainstServer discovers the ids through the API of a real server
 // (small catalogue) with a token key and with a raw-id key, and checks
 // that every route of the mix answers 200, except search while the server
@@ -42,10 +76,7 @@ func smallServer(t *testing.T) (addr, freeKey, apifyKey string, svc *httpd.Servi
 func TestMixAgainstServer(t *testing.T) {
 	addr, freeKey, apifyKey, svc, file := smallServer(t)
 	for _, key := range []string{freeKey, apifyKey} {
-		ids, err := DiscoverIDs(addr, key)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ids := discoverIDs(t, addr, key)
 		if ids.BrandSlug != "volkswagen" || ids.VariantID == "" || ids.GenerationID == "" || len(ids.Compare) != 4 {
 			t.Fatalf("ids %+v", ids)
 		}
@@ -53,25 +84,9 @@ func TestMixAgainstServer(t *testing.T) {
 		if strings.HasPrefix(ids.VariantID, "v_") == raw || strings.HasPrefix(ids.Compare[3], "v_") == raw {
 			t.Errorf("ids %+v for an apify key: %v", ids, raw)
 		}
-		routes := Mix(ids)
-		names := map[string]bool{}
-		for _, rt := range routes {
-			names[rt.Name] = true
-			if rt.Path == "" || rt.Path != rt.paths()[0] {
-				t.Errorf("%s: path %q, paths %q", rt.Name, rt.Path, rt.Paths)
-			}
-			cfg := Config{Addr: addr, Key: key, Concurrency: 1}
-			_, err := check(cfg, cfg.client(), rt)
-			if err != nil && !(strings.HasPrefix(rt.Name, "search") && IsNotFound(err)) {
-				t.Errorf("%v", err)
-			}
-		}
-		for _, want := range []string{"variant detail", "specs en", "specs de", "specs ar imperial", "brands", "models",
-			"generation variants", RouteFilter2, RouteFilter3, "compare 4", RouteSearchPrefixes, RouteSearchTypos} {
-			if !names[want] {
-				t.Errorf("the mix lacks %q", want)
-			}
-		}
+		checkRoutes(t, "the mix", addr, key, Mix(ids), []string{"variant detail", "specs en", "specs de", "specs ar imperial", "brands", "models",
+			"generation variants", RouteFilter2, RouteFilter3, "compare 4", RouteSearchPrefixes, RouteSearchTypos},
+			func(rt Route, err error) bool { return strings.HasPrefix(rt.Name, "search") && IsNotFound(err) })
 	}
 	// A short reload run on the real server: no request fails across swaps.
 	ids, _ := DiscoverIDs(addr, freeKey)
@@ -129,10 +144,7 @@ func TestFilterCaseQuery(t *testing.T) {
 func TestPinnedMixAgainstServer(t *testing.T) {
 	addr, freeKey, apifyKey, _, _ := smallServer(t)
 	for _, key := range []string{freeKey, apifyKey} {
-		ids, err := DiscoverIDs(addr, key)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ids := discoverIDs(t, addr, key)
 		if ids.ModelID == "" {
 			t.Fatalf("ids %+v: no model", ids)
 		}
@@ -154,23 +166,8 @@ func TestPinnedMixAgainstServer(t *testing.T) {
 			}
 			seen[q] = true
 		}
-		names := map[string]bool{}
-		for _, rt := range PinnedMix(ids, qs) {
-			names[rt.Name] = true
-			if rt.Path == "" || rt.Path != rt.paths()[0] {
-				t.Errorf("%s: path %q, paths %q", rt.Name, rt.Path, rt.Paths)
-			}
-			cfg := Config{Addr: addr, Key: key, Concurrency: 1}
-			if _, err := check(cfg, cfg.client(), rt); err != nil {
-				t.Errorf("%v", err)
-			}
-		}
-		for _, want := range []string{"variant detail", "specs de", "brands", "models", "generations", "generation variants",
-			"images", "prices", "spec catalogue", RouteFilter2, "compare 4", RouteSearchCached, RouteSearchUncached} {
-			if !names[want] {
-				t.Errorf("the pinned mix lacks %q", want)
-			}
-		}
+		checkRoutes(t, "the pinned mix", addr, key, PinnedMix(ids, qs), []string{"variant detail", "specs de", "brands", "models", "generations", "generation variants",
+			"images", "prices", "spec catalogue", RouteFilter2, "compare 4", RouteSearchCached, RouteSearchUncached}, nil)
 		for _, rt := range PinnedMix(ids, nil) {
 			if rt.Name == RouteSearchUncached {
 				t.Errorf("%s without queries", rt.Name)

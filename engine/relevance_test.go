@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"slices"
@@ -20,23 +19,26 @@ type judged struct {
 	words                       []string // required words of the name; none for *
 }
 
+// readLines returns the lines of the text file at path.
+func readLines(tb testing.TB, path string) []string {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return strings.Split(string(b), "\n")
+}
+
 func readJudged(t testing.TB) []judged {
 	t.Helper()
-	f, err := os.Open("testdata/relevance.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var js []judged
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
+	for i, line := range readLines(t, "testdata/relevance.tsv") {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		p := strings.Split(line, "\t")
 		if len(p) != 5 {
-			t.Fatalf("relevance.tsv:%d: %d fields, want 5", n, len(p))
+			t.Fatalf("relevance.tsv:%d: %d fields, want 5", i+1, len(p))
 		}
 		j := judged{query: p[0], locale: p[1], brand: p[2], model: p[3]}
 		if p[4] != "*" {

@@ -1,8 +1,6 @@
 package engine_test
 
 import (
-	"bufio"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -22,15 +20,9 @@ var sinkSearch []engine.SearchMatch
 // index/trigram's PostgreSQL parity fixture and those of the judged set.
 func searchQueries(tb testing.TB, c *engine.Catalogue) []string {
 	tb.Helper()
-	f, err := os.Open("../index/trigram/testdata/queries.tsv")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
 	var qs []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if _, q, ok := strings.Cut(sc.Text(), "\t"); ok {
+	for _, line := range readLines(tb, "../index/trigram/testdata/queries.tsv") {
+		if _, q, ok := strings.Cut(line, "\t"); ok {
 			qs = append(qs, c.SearchQuery(q, 0))
 		}
 	}

@@ -21,6 +21,7 @@ import (
 
 	proxyproto "github.com/pires/go-proxyproto"
 
+	"github.com/vspec/catalogue/bench"
 	"github.com/vspec/catalogue/httpd/httpdtest"
 )
 
@@ -150,30 +151,13 @@ func dialFrom(src, addr string) (net.Conn, error) {
 }
 
 // client is a normal client on 127.0.0.1 with keep-alive connections.
-func client() *http.Client {
-	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4,
-		DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.1")}}).DialContext}}
-}
+func client() *http.Client { return bench.LoopbackClient() }
 
 // p99 makes n health requests with c and returns the status counts and the
 // 99th percentile latency.
 func p99(t *testing.T, c *http.Client, addr string, n int) (map[int]int, time.Duration) {
 	t.Helper()
-	codes := map[int]int{}
-	var lat []time.Duration
-	for range n {
-		t0 := time.Now()
-		res, err := c.Get("http://" + addr + "/v1/health")
-		if err != nil {
-			codes[0]++
-			continue
-		}
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		lat = append(lat, time.Since(t0))
-		codes[res.StatusCode]++
-	}
-	slices.Sort(lat)
+	codes, lat := bench.Probe(c, "http://"+addr+"/v1/health", n, time.Time{})
 	if len(lat) == 0 {
 		return codes, 0
 	}

@@ -90,6 +90,19 @@ func health(addr string) (int, error) {
 	return resp.StatusCode, nil
 }
 
+// do sends req with the default client and returns the response and its
+// body, read and closed.
+func do(t *testing.T, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, b
+}
+
 // TestServerLifecycle runs the real binary as the README's first command
 // does, in a fresh directory without -snapshot: it generates the default
 // catalogue at the default path, serves, reloads on SIGHUP, refuses a
@@ -150,12 +163,7 @@ func TestServerLifecycle(t *testing.T) {
 	req, _ := http.NewRequest("POST", "http://"+mcpAddr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	listed, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	res, listed := do(t, req)
 	for _, tool := range []string{"search_catalogue", "filter_catalogue", "get_specs_full", "compare_full"} {
 		if res.StatusCode != 200 || !strings.Contains(string(listed), `"name":"`+tool+`"`) {
 			t.Fatalf("MCP tools/list: %d, no %s: %.300s", res.StatusCode, tool, listed)
@@ -170,12 +178,7 @@ func TestServerLifecycle(t *testing.T) {
 	adminCall := func(method, path, body string) (int, string) {
 		req, _ := http.NewRequest(method, "http://"+adminAddr+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
+		res, b := do(t, req)
 		return res.StatusCode, string(b)
 	}
 	if code, body := adminCall("POST", "/admin/keys", `{"plan":"free"}`); code != 422 {
@@ -189,11 +192,7 @@ func TestServerLifecycle(t *testing.T) {
 	get := func(path string) int {
 		req, _ := http.NewRequest("GET", "http://"+addr+path, nil)
 		req.Header.Set("X-Api-Key", key)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
+		res, _ := do(t, req)
 		return res.StatusCode
 	}
 	if c := get("/v1/brands/volkswagen"); c != 200 {

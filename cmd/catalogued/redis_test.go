@@ -37,6 +37,24 @@ func get(t *testing.T, addr, path, key string) (int, string, map[string]any) {
 	return res.StatusCode, res.Header.Get("Retry-After"), m
 }
 
+// concurrently makes n calls at once, call(i) the i-th returning a status,
+// and counts the statuses.
+func concurrently(n int, call func(i int) int) map[int]int {
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			code := call(i)
+			mu.Lock()
+			codes[code]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return codes
+}
+
 // TestFleetOnRedis runs two replicas on one real redis-server and checks
 // what a client of the fleet sees: one key store, exact limits across
 // replicas, tokens of one replica valid on the other, a revoke made with
@@ -65,20 +83,10 @@ func TestFleetOnRedis(t *testing.T) {
 	if s := time.Now().Second(); s >= 45 {
 		time.Sleep(time.Duration(61-s) * time.Second) // one minute window for the burst
 	}
-	var mu sync.Mutex
-	codes := map[int]int{}
-	var wg sync.WaitGroup
-	for i := range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			code, _, _ := get(t, replicas[i%2], "/v1/brands?limit=1", key)
-			mu.Lock()
-			codes[code]++
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	codes := concurrently(20, func(i int) int {
+		code, _, _ := get(t, replicas[i%2], "/v1/brands?limit=1", key)
+		return code
+	})
 	if codes[200] != 6 || codes[429] != 14 {
 		t.Fatalf("20 concurrent calls on two replicas with a limit of 6 a minute: %v", codes)
 	}
@@ -166,19 +174,10 @@ func TestFleetOnRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	sig := x402test.Header(pay)
-	var replay sync.WaitGroup
-	paidCodes := map[int]int{}
-	for i := range 2 {
-		replay.Add(1)
-		go func() {
-			defer replay.Done()
-			code, _ := paid(replicas[i], "198.51.100."+strconv.Itoa(21+i), sig)
-			mu.Lock()
-			paidCodes[code]++
-			mu.Unlock()
-		}()
-	}
-	replay.Wait()
+	paidCodes := concurrently(2, func(i int) int {
+		code, _ := paid(replicas[i], "198.51.100."+strconv.Itoa(21+i), sig)
+		return code
+	})
 	if paidCodes[200] != 1 || paidCodes[402] != 1 {
 		t.Errorf("one payment sent to both replicas at once: %v, want one 200 and one 402", paidCodes)
 	}

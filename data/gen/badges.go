@@ -346,35 +346,24 @@ func mercedesCode(model string, c *car) string {
 	if isClass {
 		code = letter + " " + code
 	}
-	y := c.genYear
-	switch c.fuel {
-	case "diesel":
-		switch {
-		case y >= 2014:
-			code += " d"
-		case y >= 1997:
-			code += " CDI"
-		default:
-			code += " Diesel"
-		}
-	case "plug_in_hybrid":
-		if y >= 2014 {
-			code += " e"
-		} else {
-			code += " HYBRID"
-		}
-	case "hybrid", "mild_hybrid":
-		if y < 2014 {
-			code += " HYBRID"
-		}
-	case "cng":
-		if y >= 2013 {
-			code += " c"
-		} else {
-			code += " NGT"
-		}
+	if m, ok := mercedesFuelMarks[c.fuel]; ok {
+		code += climb(float64(c.genYear), m.rungs, m.before)
 	}
 	return code
+}
+
+// mercedesFuelMarks are the marks that follow the number of a Mercedes
+// badge, per fuel: by the first model year that carries them, and the
+// mark of the years before. Petrol and electric cars carry none.
+var mercedesFuelMarks = map[string]struct {
+	rungs  []rung[string]
+	before string
+}{
+	"diesel":         {[]rung[string]{{2014, " d"}, {1997, " CDI"}}, " Diesel"},
+	"plug_in_hybrid": {[]rung[string]{{2014, " e"}}, " HYBRID"},
+	"hybrid":         {[]rung[string]{{2014, ""}}, " HYBRID"},
+	"mild_hybrid":    {[]rung[string]{{2014, ""}}, " HYBRID"},
+	"cng":            {[]rung[string]{{2013, " c"}}, " NGT"},
 }
 
 // bmwCode is BMW's model code: the series digit, a number that follows the

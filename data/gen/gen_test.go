@@ -16,20 +16,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-var (
-	fullOnce sync.Once
-	fullSet  *dataset.Set
-	fullErr  error
-)
+var fullSet = sync.OnceValues(func() (*dataset.Set, error) { return Generate(vocab.Default(), Options{}) })
 
 // full returns the full catalogue at the default seed, generated once.
 func full(t testing.TB) *dataset.Set {
 	t.Helper()
-	fullOnce.Do(func() { fullSet, fullErr = Generate(vocab.Default(), Options{}) })
-	if fullErr != nil {
-		t.Fatal(fullErr)
+	s, err := fullSet()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return fullSet
+	return s
 }
 
 func TestFullCounts(t *testing.T) {

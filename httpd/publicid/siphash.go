@@ -31,15 +31,7 @@ func (k sipKey) sum64(msg []byte) uint64 {
 	for i := len(msg) - 1; i >= 0; i-- {
 		last |= uint64(msg[i]) << (8 * uint(i))
 	}
-	v3 ^= last
-	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
-	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
-	v0 ^= last
-	v2 ^= 0xff
-	for i := 0; i < 4; i++ {
-		v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
-	}
-	return v0 ^ v1 ^ v2 ^ v3
+	return sipFinish(v0, v1, v2, v3, last)
 }
 
 // sum64Uint64 is sum64 of the 8 little-endian bytes of m, without a buffer.
@@ -52,7 +44,13 @@ func (k sipKey) sum64Uint64(m uint64) uint64 {
 	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
 	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
 	v0 ^= m
-	const last = uint64(8) << 56
+	return sipFinish(v0, v1, v2, v3, uint64(8)<<56)
+}
+
+// sipFinish absorbs the last word of a message (its length in the top
+// byte, its trailing bytes below) into the state v0..v3 and returns the
+// finalized hash.
+func sipFinish(v0, v1, v2, v3, last uint64) uint64 {
 	v3 ^= last
 	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)
 	v0, v1, v2, v3 = sipRound(v0, v1, v2, v3)

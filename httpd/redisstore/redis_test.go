@@ -176,11 +176,7 @@ func TestWindowLua(t *testing.T) {
 // the password in the -store URL, and refused without it.
 func TestAuthThroughURL(t *testing.T) {
 	srv := redistest.StartWith(t, redistest.Options{Config: redistest.Config + "requirepass s3cret-pass\n"})
-	co, err := redisstore.ClientOption("redis://:s3cret-pass@" + srv.Addr + "/1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second})
+	s, err := redistest.Dial("redis://:s3cret-pass@"+srv.Addr+"/1", redisstore.Options{Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatalf("with the password: %v", err)
 	}
@@ -188,8 +184,7 @@ func TestAuthThroughURL(t *testing.T) {
 	if _, _, err := s.Create(access.PlanDemo, access.StateActive, "", ""); err != nil {
 		t.Error(err)
 	}
-	co, _ = redisstore.ClientOption("redis://" + srv.Addr + "/1")
-	if s2, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second}); err == nil {
+	if s2, err := redistest.Dial("redis://"+srv.Addr+"/1", redisstore.Options{Timeout: 2 * time.Second}); err == nil {
 		s2.Close()
 		t.Error("connected without the password")
 	}
@@ -302,11 +297,7 @@ func TestTLSThroughURL(t *testing.T) {
 	files := redistest.NewTLS(t)
 	srv := redistest.StartWith(t, redistest.Options{Config: redistest.Config + "requirepass s3cret-pass\n", TLS: files})
 	base := "rediss://:s3cret-pass@" + srv.Addr + "/1"
-	co, err := redisstore.ClientOption(base + "?ca=" + files.CA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second})
+	s, err := redistest.Dial(base+"?ca="+files.CA, redisstore.Options{Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatalf("with TLS and its authority: %v", err)
 	}
@@ -324,12 +315,9 @@ func TestTLSThroughURL(t *testing.T) {
 	}
 	other := redistest.NewTLS(t)
 	for _, url := range []string{base, base + "?ca=" + other.CA, "redis://:s3cret-pass@" + srv.Addr + "/1"} {
-		co, err := redisstore.ClientOption(url)
+		s2, err := redistest.Dial(url, redisstore.Options{Timeout: time.Second})
 		if err == nil {
-			var s2 *redisstore.Store
-			if s2, err = redisstore.Open(redisstore.Options{Client: co, Timeout: time.Second}); err == nil {
-				s2.Close()
-			}
+			s2.Close()
 		}
 		switch {
 		case err == nil:
@@ -346,11 +334,7 @@ func TestTLSThroughURL(t *testing.T) {
 // error saying so (the scripts write keys of several hash slots).
 func TestClusterRefused(t *testing.T) {
 	srv := redistest.StartWith(t, redistest.Options{Config: redistest.Config + "cluster-enabled yes\n"})
-	co, err := redisstore.ClientOption(srv.URL(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := redisstore.Open(redisstore.Options{Client: co, Timeout: 2 * time.Second})
+	s, err := redistest.Dial(srv.URL(0), redisstore.Options{Timeout: 2 * time.Second})
 	if err == nil {
 		s.Close()
 		t.Fatal("a Redis Cluster node was accepted")

@@ -14,14 +14,13 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"net"
-	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/vspec/catalogue/bench"
 )
 
 func main() {
@@ -68,24 +67,8 @@ func main() {
 	}
 	fmt.Printf("opened %d connections in %s: %v\n", len(held), time.Since(t0).Round(time.Millisecond), status)
 
-	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4,
-		DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.1")}}).DialContext}}
-	codes := map[int]int{}
-	var lat []time.Duration
 	deadline := time.Now().Add(*hold)
-	for i := 0; i < *requests && time.Now().Before(deadline); i++ {
-		t := time.Now()
-		res, err := c.Get("http://" + *addr + *path)
-		if err != nil {
-			codes[0]++
-			continue
-		}
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		lat = append(lat, time.Since(t))
-		codes[res.StatusCode]++
-	}
-	slices.Sort(lat)
+	codes, lat := bench.Probe(bench.LoopbackClient(), "http://"+*addr+*path, *requests, deadline)
 	if len(lat) > 0 {
 		fmt.Printf("normal client: %v; p50 %s, p99 %s\n", codes, lat[len(lat)/2], lat[len(lat)*99/100])
 	} else {
