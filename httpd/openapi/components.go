@@ -86,7 +86,7 @@ func (b *builder) schemas() obj {
 func headers() obj {
 	s := obj{"type": "string"}
 	return obj{
-		"ETag":             obj{"description": "Strong validator: the xxHash of the representation, with -gz, -br or -zst for compressed ones.", "schema": s},
+		"ETag":             obj{"description": "Strong validator: a 64-bit xxHash that changes exactly when the representation's bytes do, with -gz, -br or -zst for compressed ones.", "schema": s},
 		"Cache-Control":    obj{"description": "`private, max-age=3600` on keyed catalogue responses; `no-store` on health, usage and keys; `public, max-age=3600` on the description and the reference page; `public, max-age=31536000, immutable` on the page's script.", "schema": s},
 		"Vary":             obj{"description": "Accept-Encoding, X-Api-Key, Authorization", "schema": s},
 		"Content-Language": obj{"description": "The locale applied.", "schema": s},
