@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vspec/catalogue/cmd/catalogue/export"
+	"github.com/vspec/catalogue/cmd/internal/cliflag"
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/loader"
 	"github.com/vspec/catalogue/loader/progress"
@@ -41,17 +42,7 @@ func moduleNames() []string {
 }
 
 func (f exportFlags) options() export.Options {
-	return export.Options{Modules: splitList(*f.modules), Languages: splitList(*f.languages), Brands: splitList(*f.brands)}
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
+	return export.Options{Modules: cliflag.List(*f.modules), Languages: cliflag.List(*f.languages), Brands: cliflag.List(*f.brands)}
 }
 
 // loadTimed loads a snapshot and says how long it took.

@@ -34,6 +34,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/vspec/catalogue/cmd/internal/cliflag"
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
@@ -519,7 +520,7 @@ func startMCP(svc *httpd.Service, keys access.Backend, public string, proxies []
 	if *mcpListen == "" {
 		return func(context.Context) error { return nil }, nil
 	}
-	tools, err := mcp.New(svc, mcp.Options{PublicURL: public, AllowedHosts: commaList(*mcpAllowedHosts), AllowedOrigins: commaList(*mcpAllowedOrigins),
+	tools, err := mcp.New(svc, mcp.Options{PublicURL: public, AllowedHosts: cliflag.List(*mcpAllowedHosts), AllowedOrigins: cliflag.List(*mcpAllowedOrigins),
 		TrustedProxies: proxies, AnonymousPerMinute: *mcpPerMinute,
 		Networks: func(n int64) access.NetworkCounter { return keys.NetworkLimiter("mcp", n) }})
 	if err != nil {
@@ -542,15 +543,4 @@ func startMCP(svc *httpd.Service, keys access.Backend, public string, proxies []
 	}()
 	log.Printf("serving MCP at http://%s%s (public URL %s)", ln.Addr(), mcp.Path, public)
 	return srv.Shutdown, nil
-}
-
-// commaList splits a comma-separated flag value, dropping empty items.
-func commaList(v string) []string {
-	var out []string
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
