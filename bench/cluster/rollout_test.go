@@ -5,7 +5,6 @@ package cluster_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vspec/catalogue/bench"
 	"github.com/vspec/catalogue/data/gen"
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/redisstore"
@@ -214,7 +214,6 @@ func (f *fleet) startRolloutLoad(key, from, to string) *rolloutLoad {
 			tr := &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1,
 				DialContext: (&net.Dialer{LocalAddr: src, Timeout: 2 * time.Second}).DialContext}
 			defer tr.CloseIdleConnections()
-			client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 			conn := -1 // this goroutine's current connection in l.conns
 			trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
 				if conn < 0 || !info.Reused {
@@ -227,50 +226,34 @@ func (f *fleet) startRolloutLoad(key, from, to string) *rolloutLoad {
 					l.mu.Unlock()
 				}
 			}}
-			deadline := time.Now().Add(2 * time.Minute)
-			for i := 0; i < 100_000 && time.Now().Before(deadline); i++ {
-				select {
-				case <-l.stop:
-					return
-				default:
-				}
-				req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "GET", "http://"+f.lb+paths[i%len(paths)], nil)
-				req.Header.Set("X-Api-Key", key)
-				res, err := client.Do(req)
-				version, process, fail := "", "", ""
-				if err != nil {
-					fail = err.Error()
-				} else {
-					io.Copy(io.Discard, res.Body)
-					res.Body.Close()
-					version = res.Header.Get("X-Catalogue-Version")
-					if id := res.Header.Get("X-Request-Id"); len(id) >= 8 {
-						process = id[:8]
-					}
-					if res.StatusCode/100 != 2 || (version != from && version != to) {
-						fail = fmt.Sprintf("%d, version %q", res.StatusCode, version)
-					}
+			loop := bench.KeyedLoop{Client: &http.Client{Transport: tr, Timeout: 10 * time.Second}, Ctx: httptrace.WithClientTrace(context.Background(), trace),
+				Addr: f.lb, Key: key, Paths: paths, Max: 100_000, For: 2 * time.Minute,
+				Accept: func(status int, version string) bool { return status/100 == 2 && (version == from || version == to) }}
+			loop.Run(l.stop, func(a bench.Answer) {
+				process := ""
+				if id := a.Header.Get("X-Request-Id"); len(id) >= 8 {
+					process = id[:8]
 				}
 				l.mu.Lock()
+				defer l.mu.Unlock()
 				l.requests++
 				if process != "" {
 					l.processes[process] = true
 				}
-				if fail != "" {
+				if a.Fail != "" {
 					l.failed++
 					if len(l.failures) < 5 {
-						l.failures = append(l.failures, req.URL.RequestURI()+": "+fail)
+						l.failures = append(l.failures, a.URI+": "+a.Fail)
 					}
 				} else {
-					l.versions[version]++
+					l.versions[a.Version]++
 					if conn >= 0 {
-						if s := l.conns[conn]; len(s) == 0 || s[len(s)-1] != version {
-							l.conns[conn] = append(s, version)
+						if s := l.conns[conn]; len(s) == 0 || s[len(s)-1] != a.Version {
+							l.conns[conn] = append(s, a.Version)
 						}
 					}
 				}
-				l.mu.Unlock()
-			}
+			})
 		})
 	}
 	return l

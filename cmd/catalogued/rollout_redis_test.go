@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vspec/catalogue/bench"
 	"github.com/vspec/catalogue/data/gen"
 	"github.com/vspec/catalogue/httpd/redisstore"
 	"github.com/vspec/catalogue/httpd/redisstore/redistest"
@@ -208,45 +209,26 @@ type load struct {
 func startLoad(tb testing.TB, f *fleet) *load {
 	l := &load{stop: make(chan struct{})}
 	key := f.apifyKey(tb)
+	paths := []string{"/v1/brands?limit=5", "/v1/search?q=golf&limit=3", "/v1/health"}
 	for _, r := range f.replicas {
 		for range 2 {
 			conn := len(l.seen)
 			l.seen = append(l.seen, nil)
 			l.wg.Go(func() {
-				client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
-				deadline := time.Now().Add(5 * time.Minute)
-				paths := []string{"/v1/brands?limit=5", "/v1/search?q=golf&limit=3", "/v1/health"}
-				for i := 0; i < 500_000 && time.Now().Before(deadline); i++ {
-					select {
-					case <-l.stop:
-						return
-					default:
-					}
-					req, _ := http.NewRequest("GET", "http://"+r.addr+paths[i%len(paths)], nil)
-					req.Header.Set("X-Api-Key", key)
-					res, err := client.Do(req)
-					var version string
-					fail := ""
-					if err != nil {
-						fail = err.Error()
-					} else {
-						io.Copy(io.Discard, res.Body)
-						res.Body.Close()
-						version = res.Header.Get("X-Catalogue-Version")
-						if res.StatusCode != 200 || len(version) != 64 {
-							fail = fmt.Sprintf("%d, version %q", res.StatusCode, version)
-						}
-					}
+				loop := bench.KeyedLoop{Client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 1}},
+					Addr: r.addr, Key: key, Paths: paths, Max: 500_000, For: 5 * time.Minute,
+					Accept: func(status int, version string) bool { return status == 200 && len(version) == 64 }}
+				loop.Run(l.stop, func(a bench.Answer) {
 					l.mu.Lock()
+					defer l.mu.Unlock()
 					l.requests++
-					if fail != "" {
-						l.failures = append(l.failures, r.addr+req.URL.RequestURI()+": "+fail)
+					if a.Fail != "" {
+						l.failures = append(l.failures, r.addr+a.URI+": "+a.Fail)
 					}
-					if s := l.seen[conn]; version != "" && (len(s) == 0 || s[len(s)-1] != version) {
-						l.seen[conn] = append(s, version)
+					if s := l.seen[conn]; a.Version != "" && (len(s) == 0 || s[len(s)-1] != a.Version) {
+						l.seen[conn] = append(s, a.Version)
 					}
-					l.mu.Unlock()
-				}
+				})
 			})
 		}
 	}
