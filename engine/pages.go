@@ -45,29 +45,23 @@ type orders struct {
 
 func (c *Catalogue) deriveOrders() {
 	o := &c.orders
-	o.brands = make([]uint32, len(c.BrandID))
-	for i := range o.brands {
-		o.brands[i] = uint32(i)
+	o.brands = listOrder(len(c.BrandID), []uint32{0, uint32(len(c.BrandID))}, c.brandKey, c.compareBrand) // one span: all brands
+	o.models = listOrder(len(c.ModelID), c.brandModels, c.modelKey, c.compareModel)
+	o.gens = listOrder(len(c.GenID), c.modelGens, c.generationKey, c.compareGeneration)
+}
+
+// listOrder returns the rows 0 to n-1 with each span spans[i]:spans[i+1]
+// (a parent's children) sorted by compare against the key of a row.
+func listOrder[K any](n int, spans []uint32, key func(row uint32) K, compare func(row uint32, k K) int) []uint32 {
+	rows := make([]uint32, n)
+	for i := range rows {
+		rows[i] = uint32(i)
 	}
-	sort.Slice(o.brands, func(i, j int) bool {
-		return c.compareBrand(o.brands[i], c.brandKey(o.brands[j])) < 0
-	})
-	o.models = make([]uint32, len(c.ModelID))
-	for i := range o.models {
-		o.models[i] = uint32(i)
+	for p := 0; p+1 < len(spans); p++ {
+		span := rows[spans[p]:spans[p+1]]
+		sort.Slice(span, func(i, j int) bool { return compare(span[i], key(span[j])) < 0 })
 	}
-	for b := range c.BrandID {
-		span := o.models[c.brandModels[b]:c.brandModels[b+1]]
-		sort.Slice(span, func(i, j int) bool { return c.compareModel(span[i], c.modelKey(span[j])) < 0 })
-	}
-	o.gens = make([]uint32, len(c.GenID))
-	for i := range o.gens {
-		o.gens[i] = uint32(i)
-	}
-	for m := range c.ModelID {
-		span := o.gens[c.modelGens[m]:c.modelGens[m+1]]
-		sort.Slice(span, func(i, j int) bool { return c.compareGeneration(span[i], c.generationKey(span[j])) < 0 })
-	}
+	return rows
 }
 
 func (c *Catalogue) brandKey(row uint32) BrandKey {
