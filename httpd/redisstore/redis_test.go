@@ -24,6 +24,16 @@ func open(t *testing.T, srv *redistest.Server, db int) *redisstore.Store {
 	return redistest.Open(t, srv.URL(db), redisstore.Options{Timeout: 2 * time.Second})
 }
 
+// startOne starts a redis-server and opens one store on it, closed when
+// the test ends.
+func startOne(t *testing.T) (*redistest.Server, *redisstore.Store) {
+	t.Helper()
+	srv := redistest.Start(t)
+	s := open(t, srv, 0)
+	t.Cleanup(func() { s.Close() })
+	return srv, s
+}
+
 // TestConformance runs the suite the embedded store passes, each case on
 // its own database of one real redis-server.
 func TestConformance(t *testing.T) {
@@ -63,9 +73,7 @@ func TestRevokeSeenByAnotherReplica(t *testing.T) {
 // or a call counted as allowed); restarted, the store reconnects and the
 // counts made before are intact (append-only file, fsync always).
 func TestRedisDownThenRestarted(t *testing.T) {
-	srv := redistest.Start(t)
-	s := open(t, srv, 0)
-	defer s.Close()
+	srv, s := startOne(t)
 	text, k := statetest.NewKey(t, s, access.PlanApify)
 	lim := access.Limits{1000, 1000, 1000}
 	for range 17 {
@@ -127,9 +135,7 @@ func TestSharedSecret(t *testing.T) {
 // TestWindowsOnServerClock: the windows a call is counted in, computed in
 // Lua from Redis' TIME, are the ones Go computes for now.
 func TestWindowsOnServerClock(t *testing.T) {
-	srv := redistest.Start(t)
-	s := open(t, srv, 0)
-	defer s.Close()
+	_, s := startOne(t)
 	_, k, _ := s.Create(access.PlanApify, access.StateActive, "", "")
 	lim := access.Limits{10, 10, 10}
 	before := time.Now()
@@ -149,9 +155,7 @@ func TestWindowsOnServerClock(t *testing.T) {
 // TestWindowLua: the Lua window arithmetic agrees with Go's on month
 // ends, leap days and centuries.
 func TestWindowLua(t *testing.T) {
-	srv := redistest.Start(t)
-	s := open(t, srv, 0)
-	defer s.Close()
+	_, s := startOne(t)
 	var times []time.Time
 	for _, y := range []int{1971, 1999, 2000, 2024, 2025, 2026, 2100, 2104} {
 		for m := time.January; m <= time.December; m++ {
@@ -198,9 +202,7 @@ func TestAuthThroughURL(t *testing.T) {
 // clock leaves them, and the hash expires an hour after the month ends.
 // (Dates in the future: an expiry in the past would delete the hash.)
 func TestMeterAcrossWindows(t *testing.T) {
-	srv := redistest.Start(t)
-	s := open(t, srv, 0)
-	defer s.Close()
+	_, s := startOne(t)
 	_, k := statetest.NewKey(t, s, access.PlanApify)
 	lim := access.Limits{1000, 1000, 1000}
 	at := func(y int, m time.Month, d, hh, mm, ss int) time.Time {
