@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/vspec/catalogue/httpd/tick"
 )
 
 // Swap is one reload during a run, in time since the run started.
@@ -99,29 +101,23 @@ func RunUnderReload[C any](cfg Config, routes []Route, plan ReloadPlan, decode f
 	reloadWG.Add(1)
 	go func() {
 		defer reloadWG.Done()
-		t := time.NewTicker(plan.Every)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
+		tick.While(plan.Every, stop, func() bool {
 			// Leave a whole window after the last swap inside the run.
 			if time.Until(deadline) < plan.Window+plan.Every/2 {
-				return
+				return false
 			}
 			s := Swap{Start: time.Since(start)}
 			c, err := decode()
 			if err != nil {
 				reloadEr = fmt.Errorf("cannot reload: %w", err)
-				return
+				return false
 			}
 			s.Decoded = time.Since(start)
 			install(c)
 			s.Installed = time.Since(start)
 			res.Swaps = append(res.Swaps, s)
-		}
+			return true
+		})
 	}()
 	cfg.connections(paths, func(w int, reqs []*fasthttp.Request, resp *fasthttp.Response) {
 		ss := make([]sample, 0, 1<<16)

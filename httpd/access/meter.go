@@ -11,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/vspec/catalogue/httpd/ratelog"
+	"github.com/vspec/catalogue/httpd/tick"
 )
 
 // Window is a fixed calendar window of a limit, in UTC.
@@ -272,17 +273,8 @@ func (m *Meter) load() error {
 
 func (m *Meter) loop() {
 	defer close(m.done)
-	t := time.NewTicker(m.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-m.stop:
-			m.Flush()
-			return
-		case <-t.C:
-			m.Flush()
-		}
-	}
+	tick.Every(m.interval, m.stop, func() { m.Flush() })
+	m.Flush()
 }
 
 // Flush writes every changed counter in one transaction.

@@ -10,13 +10,15 @@
 // crash, the access lines of the last interval may be lost; Close writes
 // them on a clean stop.
 //
-// It imports only the standard library.
+// It imports only the standard library and httpd/tick.
 package logbuf
 
 import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/vspec/catalogue/httpd/tick"
 )
 
 // Defaults of New.
@@ -60,21 +62,14 @@ func New(out io.Writer, interval time.Duration, batch int) *Writer {
 
 func (w *Writer) loop() {
 	defer close(w.done)
-	t := time.NewTicker(w.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-w.stop:
-			return
-		case <-t.C:
-			w.mu.Lock()
-			pending := len(w.buf) > 0
-			w.mu.Unlock()
-			if pending {
-				w.flush(nil)
-			}
+	tick.Every(w.interval, w.stop, func() {
+		w.mu.Lock()
+		pending := len(w.buf) > 0
+		w.mu.Unlock()
+		if pending {
+			w.flush(nil)
 		}
-	}
+	})
 }
 
 // WriteLine defers a whole line (ending in a newline): it is copied and

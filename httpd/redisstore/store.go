@@ -21,6 +21,7 @@ import (
 
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/ratelog"
+	"github.com/vspec/catalogue/httpd/tick"
 )
 
 // Options configures the store.
@@ -239,29 +240,25 @@ func (s *Store) Reachable() error {
 // for Reachable, logging each change.
 func (s *Store) probe() {
 	defer close(s.done)
-	tick := time.NewTicker(s.opts.ProbeEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-tick.C:
+	tick.Every(s.opts.ProbeEvery, s.stop, s.ping)
+}
+
+// ping is one probe.
+func (s *Store) ping() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ProbeEvery)
+	err := s.c.Do(ctx, s.c.B().Ping().Build()).Error()
+	cancel()
+	was := s.unreachable.Load()
+	switch {
+	case err != nil:
+		why := err.Error()
+		s.unreachable.Store(&why)
+		if was == nil {
+			s.opts.Log.Printf("redis unreachable", "Redis does not answer PING (/readyz answers 503 until it does): %s", why)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), s.opts.ProbeEvery)
-		err := s.c.Do(ctx, s.c.B().Ping().Build()).Error()
-		cancel()
-		was := s.unreachable.Load()
-		switch {
-		case err != nil:
-			why := err.Error()
-			s.unreachable.Store(&why)
-			if was == nil {
-				s.opts.Log.Printf("redis unreachable", "Redis does not answer PING (/readyz answers 503 until it does): %s", why)
-			}
-		case was != nil:
-			s.unreachable.Store(nil)
-			s.opts.Log.Printf("redis reachable", "Redis answers PING again (/readyz ready)")
-		}
+	case was != nil:
+		s.unreachable.Store(nil)
+		s.opts.Log.Printf("redis reachable", "Redis answers PING again (/readyz ready)")
 	}
 }
 
