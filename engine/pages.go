@@ -118,8 +118,7 @@ func (c *Catalogue) BrandsAfter(after *BrandKey) []uint32 {
 	if after == nil {
 		return rows
 	}
-	i := sort.Search(len(rows), func(i int) bool { return c.compareBrand(rows[i], *after) > 0 })
-	return rows[i:]
+	return rowsAfter(rows, func(r uint32) int { return c.compareBrand(r, *after) })
 }
 
 // ModelsAfter returns a brand's model rows in list order that follow after.
@@ -128,8 +127,7 @@ func (c *Catalogue) ModelsAfter(brand uint32, after *ModelKey) []uint32 {
 	if after == nil {
 		return rows
 	}
-	i := sort.Search(len(rows), func(i int) bool { return c.compareModel(rows[i], *after) > 0 })
-	return rows[i:]
+	return rowsAfter(rows, func(r uint32) int { return c.compareModel(r, *after) })
 }
 
 // GenerationsAfter returns a model's generation rows in list order that
@@ -139,8 +137,13 @@ func (c *Catalogue) GenerationsAfter(model uint32, after *GenerationKey) []uint3
 	if after == nil {
 		return rows
 	}
-	i := sort.Search(len(rows), func(i int) bool { return c.compareGeneration(rows[i], *after) > 0 })
-	return rows[i:]
+	return rowsAfter(rows, func(r uint32) int { return c.compareGeneration(r, *after) })
+}
+
+// rowsAfter returns the rows of a list, in list order, that follow a
+// position: those whose comparison with it, compare(row), is positive.
+func rowsAfter(rows []uint32, compare func(row uint32) int) []uint32 {
+	return rows[sort.Search(len(rows), func(i int) bool { return compare(rows[i]) > 0 }):]
 }
 
 // VariantsAfter returns the first and end rows of a generation's variants
