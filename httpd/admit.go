@@ -76,16 +76,17 @@ func (s *Service) admit(rq *request, k *access.Key, now time.Time) (access.Ticke
 	return ticket, nil
 }
 
-// now is the time of a REST request: when fasthttp started handling it
-// (a clock read it makes anyway), unless Options.Now is another clock
-// than time.Now (tests) or the request did not come through a server.
-func (s *Service) now(ctx *fasthttp.RequestCtx) time.Time {
-	if s.opts.realClock {
+// requestTime is the time of a REST request: when fasthttp started
+// handling it (a clock read it makes anyway), unless o.Now is another
+// clock than time.Now (tests) or the request did not come through a
+// server.
+func requestTime(ctx *fasthttp.RequestCtx, o *Options) time.Time {
+	if o.realClock {
 		if t := ctx.Time(); !t.IsZero() {
 			return t
 		}
 	}
-	return s.opts.Now()
+	return o.Now()
 }
 
 // storeDown is the 503 of a request whose key or counters the access store

@@ -67,7 +67,7 @@ func (s *Service) handler(op *operation) fasthttp.RequestHandler {
 		}
 		rq := getRequest()
 		defer putRequest(rq)
-		ticket, err := s.admit(rq, k, s.now(ctx))
+		ticket, err := s.admit(rq, k, requestTime(ctx, &s.opts))
 		if err != nil {
 			s.problem(ctx, err)
 			return

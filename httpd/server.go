@@ -96,7 +96,7 @@ type Options struct {
 	Observer *observe.Observer
 	// Now is the clock. Default time.Now.
 	Now       func() time.Time
-	realClock bool // Now is time.Now: a REST request's time is fasthttp's (Service.now)
+	realClock bool // Now is time.Now: a REST request's time is fasthttp's (requestTime)
 }
 
 // SetDefaults fills the zero fields of o.
