@@ -126,6 +126,7 @@ type Store struct {
 	mu    sync.Mutex // serialises writers
 	index atomic.Pointer[map[Hash]*Key]
 	now   func() time.Time
+	seen  *KeyHashes // the hashes of the keys Lookup found lately
 }
 
 // FileName is the store's file within the state directory.
@@ -145,7 +146,7 @@ func Open(dir string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("cannot open %s: %w", path, err)
 	}
-	s := &Store{db: db, now: time.Now}
+	s := &Store{db: db, now: time.Now, seen: NewKeyHashes()}
 	if err := db.Update(func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketKeys)
 		return err

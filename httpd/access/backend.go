@@ -93,7 +93,12 @@ func (f funcReleaser) release(t Ticket) { f(t.key, t.wins) }
 
 // Lookup returns the stored key a client sent, without touching the disk.
 func (s *Store) Lookup(key []byte) (*Key, error) {
-	k, ok := (*s.index.Load())[HashKey(key)]
+	return s.seen.Find(key, s.byHash)
+}
+
+// byHash returns the stored key of a hash.
+func (s *Store) byHash(h Hash) (*Key, error) {
+	k, ok := (*s.index.Load())[h]
 	if !ok {
 		return nil, ErrNotFound
 	}

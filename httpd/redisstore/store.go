@@ -178,6 +178,8 @@ type Store struct {
 	// decoded holds the last key decoded in each slot (by its hash's first
 	// two bytes), with the fields it was decoded from.
 	decoded [decodedSlots]atomic.Pointer[decoded]
+	// seen holds the hashes of the keys Lookup found lately.
+	seen *access.KeyHashes
 	// unreachable is why the last background PING failed; nil when it
 	// was answered.
 	unreachable atomic.Pointer[string]
@@ -195,7 +197,7 @@ func Open(opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to Redis at %v: %w", co.InitAddress, err)
 	}
-	s := &Store{c: c, opts: opts, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{c: c, opts: opts, seen: access.NewKeyHashes(), stop: make(chan struct{}), done: make(chan struct{})}
 	s.rel = s.release
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -311,8 +313,11 @@ func (s *Store) SharedSecret(size int) ([]byte, error) {
 
 // Lookup returns the key a client sent, through the client-side cache.
 func (s *Store) Lookup(key []byte) (*access.Key, error) {
-	return s.get(access.HashKey(key), true)
+	return s.seen.Find(key, s.lookupHash)
 }
+
+// lookupHash returns the key of a hash, through the client-side cache.
+func (s *Store) lookupHash(h access.Hash) (*access.Key, error) { return s.get(h, true) }
 
 // recordFields are the fields of a key's hash, in the order decodeKey
 // reads them.
