@@ -135,6 +135,7 @@ func saneID(b []byte) bool {
 type Route struct {
 	ob       *Observer
 	name     string
+	nameJSON []byte // name as a JSON string, for the access log
 	duration *metrics.PrometheusHistogram
 	bytes    *metrics.Counter
 	byStatus [600]atomic.Pointer[metrics.Counter] // requests by status, created on first use
@@ -148,7 +149,7 @@ var latencyBuckets = []float64{0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001
 // ("GET /v1/variants/{id}").
 func (ob *Observer) Route(name string) *Route {
 	l := `{route="` + name + `"}`
-	return &Route{ob: ob, name: name,
+	return &Route{ob: ob, name: name, nameJSON: jsonenc.AppendString(nil, name),
 		duration: ob.set.GetOrCreatePrometheusHistogramExt("catalogue_request_duration_seconds"+l, latencyBuckets),
 		bytes:    ob.set.GetOrCreateCounter("catalogue_response_bytes_total" + l)}
 }
@@ -226,7 +227,7 @@ func (rt *Route) appendAccessJSON(dst []byte, t time.Time, r *Request) []byte {
 	dst = append(dst, `,"method":`...)
 	dst = jsonenc.AppendString(dst, unsafeString(r.Method))
 	dst = append(dst, `,"route":`...)
-	dst = jsonenc.AppendString(dst, rt.name)
+	dst = append(dst, rt.nameJSON...)
 	dst = append(dst, `,"status":`...)
 	dst = strconv.AppendInt(dst, int64(r.Status), 10)
 	dst = append(dst, `,"bytes":`...)
