@@ -3,8 +3,6 @@ package httpd
 import (
 	"encoding/binary"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/vspec/catalogue/engine"
 	"github.com/vspec/catalogue/httpd/publicid"
 )
@@ -71,23 +69,43 @@ func appendListEnd(codec *publicid.Codec, rq *request, b []byte, bind uint64, ne
 }
 
 // page renders a page of up to p.Limit of rows (one more only says that a
-// next page exists), each with item, and its next position with key.
-func (o *operations) page(rq *request, p *Params, rows []uint32, bind uint64, item func([]byte, uint32) []byte, key func(dst []byte, row uint32) []byte) error {
+// next page exists), each with item, and its next position with key. With
+// sums, the xxHash of what item appends for each row (by row), the page's
+// content hash is taken over those and its bytes after the items
+// (doneParts), not over the whole page.
+func (o *operations) page(rq *request, p *Params, rows []uint32, bind uint64, item func([]byte, uint32) []byte, key func(dst []byte, row uint32) []byte, sums []uint64) error {
 	n := min(len(rows), p.Limit)
 	b := append(rq.buf[:0], `{"data":[`...)
+	parts := rq.sums[:0]
+	if sums != nil {
+		parts = binary.LittleEndian.AppendUint64(parts, pageSalt)
+	}
 	for i, r := range rows[:n] {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = item(b, r)
+		if sums != nil {
+			parts = binary.LittleEndian.AppendUint64(parts, sums[r])
+		}
 	}
 	var next []byte
 	if len(rows) > n {
 		next = key(rq.tmp[:0], rows[n-1])
 		rq.tmp = next
 	}
-	return listEnd(o.codec, rq, b, bind, next)
+	if sums == nil {
+		return listEnd(o.codec, rq, b, bind, next)
+	}
+	tail := len(b)
+	rq.buf = appendListEnd(o.codec, rq, b, bind, next)
+	return rq.doneParts(parts, tail)
 }
+
+// pageSalt starts the hashes a page's content hash is taken over when its
+// items' hashes are known (page, doneParts): the pre-rendered variant
+// summaries'.
+const pageSalt = 0x7661727061676531 // "varpage1"
 
 func (o *operations) brands(rq *request, p *Params) error {
 	c := rq.v.cat
@@ -108,7 +126,7 @@ func keyedPage[K positioned](o *operations, rq *request, p *Params, route uint64
 	parse func([]byte) (K, bool), after func(k K, ok bool) []uint32, keyOf func(uint32) K, item func([]byte, uint32) []byte) error {
 	pos := openCursor(o.codec, rq, p.Cursor, bind)
 	return o.cachedPage(rq, route, parent, pos, func() error {
-		return o.page(rq, p, after(parse(pos)), bind, item, func(dst []byte, r uint32) []byte { return keyOf(r).AppendPosition(dst) })
+		return o.page(rq, p, after(parse(pos)), bind, item, func(dst []byte, r uint32) []byte { return keyOf(r).AppendPosition(dst) }, nil)
 	})
 }
 
@@ -181,38 +199,13 @@ func (o *operations) generationVariants(rq *request, p *Params) error {
 
 // variantPage renders a page of variant summaries: rows holds up to
 // limit+1 rows in stable-id order. With token ids the summaries are the
-// pre-rendered ones, and the page's content hash is taken over their
-// hashes and the bytes after them (see pageSalt), not over its 10-30 KB.
+// pre-rendered ones, whose hashes are known too (view.summarySums).
 func (o *operations) variantPage(rq *request, p *Params, rows []uint32, bind uint64) error {
 	c := rq.v.cat
-	key := func(dst []byte, r uint32) []byte { return engine.AppendIDPosition(dst, c.VarID[r]) }
-	if rq.raw {
-		return o.page(rq, p, rows, bind, rq.renderVariant, key)
+	var sums []uint64
+	if !rq.raw {
+		sums = rq.v.summarySums
 	}
-	n := min(len(rows), p.Limit)
-	b := append(rq.buf[:0], `{"data":[`...)
-	sums := binary.LittleEndian.AppendUint64(rq.sums[:0], pageSalt)
-	for i, r := range rows[:n] {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, rq.v.summaries.row(r)...)
-		sums = binary.LittleEndian.AppendUint64(sums, rq.v.summarySums[r])
-	}
-	var next []byte
-	if len(rows) > n {
-		next = key(rq.tmp[:0], rows[n-1])
-		rq.tmp = next
-	}
-	tail := len(b)
-	rq.buf = appendListEnd(o.codec, rq, b, bind, next)
-	rq.sums = append(sums, rq.buf[tail:]...)
-	return rq.doneSum(xxhash.Sum64(rq.sums))
+	return o.page(rq, p, rows, bind, rq.appendVariant,
+		func(dst []byte, r uint32) []byte { return engine.AppendIDPosition(dst, c.VarID[r]) }, sums)
 }
-
-// pageSalt starts what the content hash of a page of pre-rendered variant
-// summaries is taken over: the salt, the xxHash of each summary in order
-// (8 bytes little-endian each) and the body's bytes after the last one.
-// Those determine the body (its start is always the same), so the ETag
-// changes exactly when the body does, as a strong validator must.
-const pageSalt = 0x7661727061676531 // "varpage1"

@@ -139,8 +139,8 @@ func (o *operations) compare(rq *request, p *Params) error {
 		return notFound("No variant with id " + quoted(missing) + "; nothing was compared.")
 	}
 	b := append(rq.buf[:0], `{"data":[`...)
-	// The body's content hash is the hash of its parts' hashes and its
-	// tail (see compareSum), not of its 15-60 KB.
+	// The body's content hash is taken over its parts' hashes and its tail
+	// (doneParts), not over its 15-60 KB.
 	sums := binary.LittleEndian.AppendUint64(rq.sums[:0], compareSalt)
 	for i, r := range rows[:p.NIDs] {
 		if i > 0 {
@@ -155,13 +155,9 @@ func (o *operations) compare(rq *request, p *Params) error {
 	tail := len(b)
 	b = rq.appendMeta(b)
 	rq.buf = append(b, '}')
-	rq.sums = append(sums, rq.buf[tail:]...)
-	return rq.doneSum(xxhash.Sum64(rq.sums))
+	return rq.doneParts(sums, tail)
 }
 
-// compareSalt starts what a compare body's content hash is taken over: the
-// salt, the xxHash of each compared VariantSpecs object in order (8 bytes
-// little-endian each) and the body's bytes after the last object. Those
-// determine the body, so the ETag changes exactly when the body does, as
-// a strong validator must (the salt: the bytes hashed are never a body).
+// compareSalt starts the hashes a compare body's content hash is taken
+// over (doneParts): the compared VariantSpecs objects'.
 const compareSalt = 0x636f6d7061726534 // "compare4"

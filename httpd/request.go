@@ -75,11 +75,15 @@ func (rq *request) done() error {
 	return nil
 }
 
-// doneSum makes rq.buf the answer with sum as its content hash: an answer
-// assembled from parts whose hashes are known, so that it is not hashed
-// again (see compare).
-func (rq *request) doneSum(sum uint64) error {
-	rq.body, rq.sum, rq.fixed = rq.buf, sum, false
+// doneParts makes rq.buf, assembled from parts whose hashes are known,
+// the answer: its content hash is taken over sums (a salt and each part's
+// xxHash in order, 8 bytes little-endian each) and the body's bytes from
+// tail on, not over the whole body. Those determine the body, so its ETag
+// changes exactly when the body does, as a strong validator must (the
+// salt: the bytes hashed are never a body). See compareSalt and pageSalt.
+func (rq *request) doneParts(sums []byte, tail int) error {
+	rq.sums = append(sums, rq.buf[tail:]...)
+	rq.body, rq.sum, rq.fixed = rq.buf, xxhash.Sum64(rq.sums), false
 	return nil
 }
 
@@ -188,7 +192,7 @@ func (o *operations) cached(rq *request, key uint64, id []byte) bool {
 }
 
 // store keeps an immutable copy of the answer in rq.buf (made by done or
-// doneSum, whose content hash it keeps) under key with its identity id
+// doneParts, whose content hash it keeps) under key with its identity id
 // (nil for bodyKey), and makes that copy the answer; data is the end of
 // the data member in rq.buf, or 0.
 func (o *operations) store(rq *request, key uint64, id []byte, data int) {

@@ -47,8 +47,9 @@ func canonical(name string) []byte { return fasthttp.AppendNormalizedHeaderKey(n
 // body is sent without copying: an immutable one as it is, a rendered one
 // (rq.buf) swapped with the response's body buffer.
 //
-// The ETag is the xxHash of the rendered bytes, so it changes exactly when
-// the representation does (another snapshot, locale, units, id view, page)
+// The ETag is the answer's content hash (the xxHash of its bytes, or of
+// its parts' hashes: doneParts), so it changes exactly when the
+// representation does (another snapshot, locale, units, id view, page)
 // and differs per content coding, as a strong validator must.
 func (s *Service) send(ctx *fasthttp.RequestCtx, rq *request) {
 	body, sum, immutable := rq.body, rq.sum, rq.fixed
