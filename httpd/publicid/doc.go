@@ -9,7 +9,10 @@
 // and neighbouring ids give unrelated tokens. The permutation is an 8-round
 // balanced Feistel network whose round function is SipHash-2-4 keyed from
 // the secret; it is a bijection for any key, so no table is needed and
-// tokens survive snapshot reloads as long as the secret stays.
+// tokens survive snapshot reloads as long as the secret stays. The last
+// 4,096 tokens decoded to an entity are remembered (token and block, in the
+// slot of the token's low bits), so a token asked for again costs a load,
+// not the eight rounds (about 20 ns against 190 ns).
 //
 // A cursor is "c_" and unpadded base64url of a list position sealed with
 // ChaCha20-Poly1305 (golang.org/x/crypto/chacha20poly1305): a version byte

@@ -15,12 +15,34 @@ func BenchmarkAppendToken(b *testing.B) {
 	Sink += uint64(len(buf))
 }
 
+// BenchmarkParse parses one token again and again: the memo answers.
 func BenchmarkParse(b *testing.B) {
 	c := codec(b)
 	tok := []byte(c.Token(Variant, 123456))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		id, _ := c.Parse(Variant, tok)
+		Sink += uint64(id)
+	}
+}
+
+// BenchmarkParseUnseen parses a token not parsed before each time: the
+// permutation's 8 rounds.
+func BenchmarkParseUnseen(b *testing.B) {
+	c := codec(b)
+	toks := make([][]byte, 1<<16)
+	for i := range toks {
+		toks[i] = []byte(c.Token(Variant, uint32(i+1)))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%len(toks) == 0 && i > 0 {
+			b.StopTimer()
+			c = codec(b) // an empty memo
+			b.StartTimer()
+		}
+		id, _ := c.Parse(Variant, toks[i%len(toks)])
 		Sink += uint64(id)
 	}
 }
