@@ -31,8 +31,9 @@
 //     client: catalogued and its static twin (cmd/static, which replays
 //     the exact status, headers and body catalogued sent for each path)
 //     each alone on core 1 with GOMAXPROCS=1, wrk -t1 pinned to core 0,
-//     alternated and repeated, medians of req/s, their ratio, and each
-//     server's CPU µs per request from /proc/PID/stat: the primary figures
+//     in many short pairs of runs (the order alternating), the median of
+//     the pairs' req/s ratios, and each server's CPU µs per request from
+//     /proc/PID/stat: the primary figures
 //     of RESULTS.md. Its routes are PinnedMix (the mix, generations,
 //     images, prices, the spec catalogue, a cached search and
 //     DiscoverQueries' phrases against a second catalogued with the search
@@ -51,6 +52,6 @@
 //	go test ./bench -run '^$' -bench Reload -benchtime 1x                    # reloads under load
 //	bench/pg/run.sh                                                          # the PostgreSQL peer, before Load
 //	bench/wrk.sh                                                             # pinned wrk against a static twin
-//	SCALE=0.05 REPEAT=1 DURATION=1s bench/wrk.sh                             # the same on a small catalogue, quickly
+//	SCALE=0.05 REPEAT=1 bench/wrk.sh                                         # the same on a small catalogue, quickly
 //	bench/instr.sh d4c5aa6 HEAD                                              # handler instructions per request, per commit
 package bench

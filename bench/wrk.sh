@@ -4,7 +4,7 @@
 # API by `go run ./bench/cmd/loadmix`.
 #
 #   bench/wrk.sh                                    # the pinned table (issue 20), below
-#   SCALE=0.05 REPEAT=1 DURATION=1s bench/wrk.sh    # the same, quickly, on a small catalogue
+#   SCALE=0.05 REPEAT=1 bench/wrk.sh                # the same, quickly, on a small catalogue
 #   TARGET=host:port KEY=vsc_free_... bench/wrk.sh  # an external server: wrk's output per route
 #
 # The pinned table (without TARGET). It builds cmd/catalogued,
@@ -22,17 +22,24 @@
 # GOMAXPROCS=1 the same way, captures every path of every route from that
 # catalogued and replays the exact status, headers and body.
 #
-# For each route, REPEAT times (3), it runs wrk -t1 -cCONNS -dDURATION
-# pinned to core CLIENT_CORE (0) against the static twin, then against
-# catalogued (a WARMUP run of each, 1s, comes first, unmeasured), and reads
-# the process CPU time of the server driven (utime+stime of /proc/PID/stat,
-# in clock ticks of `getconf CLK_TCK`) before and after each run. A route
-# with several paths sends them in turn from a Lua script; every request
-# carries X-Api-Key. It keeps the medians of req/s and of CPU µs per request
-# (CPU time over the requests wrk completed) and prints a Markdown table:
-# static req/s, catalogued req/s, their ratio, each server's CPU µs per
-# request and its core use (CPU time over wall time: under 100 % the server
-# was not what limited the run). The table also goes to bench/out/wrk-pinned.tsv, every run to
+# For each route it runs REPEAT pairs (15) of wrk -t1 -cCONNS -dDURATION
+# (1s) pinned to core CLIENT_CORE (0): one run against the static twin and
+# one against catalogued, back to back, the static twin first in odd pairs
+# and second in even ones (a WARMUP run of each, 1s, comes first,
+# unmeasured). It reads the process CPU time of the server driven
+# (utime+stime of /proc/PID/stat, in clock ticks of `getconf CLK_TCK`)
+# before and after each run. A route with several paths sends them in turn
+# from a Lua script; every request carries X-Api-Key. The ratio it reports
+# is the median over the pairs of catalogued req/s over static req/s, with
+# its quartiles: on a shared VM the speed of both servers drifts by 10-20 %
+# from one second to the next (bench/RESULTS.md), and the two runs of a pair
+# share the moment's conditions, so many short pairs give a steadier median
+# than few long runs (the ratio of the two servers' median req/s is shown
+# too). It prints a Markdown table: static and catalogued median req/s, the
+# ratio, its quartiles, the ratio of medians, each server's median CPU µs
+# per request (CPU time over the requests wrk completed) and its core use
+# (CPU time over wall time: under 100 % the server was not what limited the
+# run). The table also goes to bench/out/wrk-pinned.tsv, every run to
 # bench/out/wrk-pinned-runs.tsv. Both servers stay up during a route's runs
 # (the one not driven is idle).
 #
@@ -41,8 +48,8 @@
 # (-http.searchCacheBytes -1), and its own static twin captured from it; the
 # other routes run against the first, with the default cache.
 #
-# Environment: SNAPSHOT, SCALE, PLAN (free), DURATION (3s), WARMUP (1s; 0
-# skips), REPEAT (3), CONNS (32), QUERIES (266), ROUTES (a regular
+# Environment: SNAPSHOT, SCALE, PLAN (free), DURATION (1s), WARMUP (1s; 0
+# skips), REPEAT (15), CONNS (32), QUERIES (266), ROUTES (a regular
 # expression over route names; default all), SERVER_CORE (1), CLIENT_CORE
 # (0), CATALOGUED (a catalogued binary to measure instead of the one built
 # from this tree, e.g. another commit's; the static twin is still this
@@ -56,7 +63,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 out="$here/out"
-duration="${DURATION:-3s}"
+duration="${DURATION:-1s}"
 conns="${CONNS:-32}"
 mkdir -p "$out"
 
@@ -124,7 +131,7 @@ fi
 # The pinned table.
 plan="${PLAN:-free}"
 warmup="${WARMUP:-1s}"
-repeat="${REPEAT:-3}"
+repeat="${REPEAT:-15}"
 queries="${QUERIES:-266}"
 routes="${ROUTES:-.}"
 score="${SERVER_CORE:-1}"
@@ -246,7 +253,7 @@ drive() {
     'BEGIN { printf "%s\t%d\t%s\t%s\t%d\t%.0f\t%d\t%.2f\t%.0f\t%.3f\n", r, np, s, run, n, rps, dt, dt * 1e6 / tck / n, b / n, dt / tck * rps / n }' >>"$runs"
 }
 
-# measure MIXFILE: every route of the mix, REPEAT times, static then catalogued.
+# measure MIXFILE: every route of the mix, REPEAT pairs of runs.
 measure() {
   local line name r
   while IFS= read -r line <&3; do
@@ -257,15 +264,23 @@ measure() {
       drive "$name" "$line" catalogued "$CAT_ADDR" "$CAT" warmup
     fi
     for r in $(seq 1 "$repeat"); do
-      drive "$name" "$line" static "$STA_ADDR" "$STA" "$r"
-      drive "$name" "$line" catalogued "$CAT_ADDR" "$CAT" "$r"
+      # A pair, its order alternating (static first in odd pairs): the
+      # two runs of a pair share the machine's state of the moment, and
+      # neither server always comes first.
+      if [ $((r % 2)) -eq 1 ]; then
+        drive "$name" "$line" static "$STA_ADDR" "$STA" "$r"
+        drive "$name" "$line" catalogued "$CAT_ADDR" "$CAT" "$r"
+      else
+        drive "$name" "$line" catalogued "$CAT_ADDR" "$CAT" "$r"
+        drive "$name" "$line" static "$STA_ADDR" "$STA" "$r"
+      fi
     done
     awk -F'\t' -v r="$name" '$1 == r { printf "  %s, %s, run %s: %s req/s, %s CPU µs/req\n", r, $3, $4, $6, $8 }' "$runs" >&2
   done 3<"$1"
 }
 
 echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "snapshot: $snap; wrk -t1 -c$conns -d$duration on core $ccore, servers on core $score, $repeat runs each, alternating"
+echo "snapshot: $snap; wrk -t1 -c$conns -d$duration on core $ccore, servers on core $score, $repeat pairs of runs per route, alternating"
 catalogued_up
 echo "== routes (go run ./bench/cmd/loadmix -pinned -queries $queries)"
 (cd "$repo" && go run ./bench/cmd/loadmix -pinned -queries "$queries" -target "$CAT_ADDR" -key "$key" -routes "$routes") >"$tmp/mix.tsv"
@@ -291,38 +306,48 @@ if [ -s "$tmp/mix-uncached.tsv" ]; then
 fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# The medians (the upper one of an even count), one row per route.
+# One row per route: the median of the pairs' ratios (catalogued req/s
+# over static req/s within a pair), its quartiles, and the medians of each
+# server's figures (the mean of the middle two of an even count).
 table="$out/wrk-pinned.tsv"
 awk -F'\t' '
-  function median(s, k,   n, a, i, j, t) {
+  function sorted(s, a,   n, i, j, t) {
     n = split(s, a, " ")
     for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-    return a[int(n / 2) + 1]
+    return n
   }
+  function quantile(s, q,   n, a) { n = sorted(s, a); return a[int(q * (n - 1) + 0.5) + 1] }
+  function median(s,   n, a) { n = sorted(s, a); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
   NR > 1 {
     if (!($1 in seen)) { seen[$1] = 1; order[++m] = $1; np[$1] = $2 }
     rps[$1, $3] = rps[$1, $3] " " $6
+    pair[$1, $4, $3] = $6
     cpu[$1, $3] = cpu[$1, $3] " " $8
     use[$1, $3] = use[$1, $3] " " $10
     if ($3 == "catalogued") by[$1] = by[$1] " " $9
+    if (($1, $4, "static") in pair && ($1, $4, "catalogued") in pair) ratios[$1] = ratios[$1] " " pair[$1, $4, "catalogued"] / pair[$1, $4, "static"]
   }
   END {
-    print "route\tpaths\tbytes\tstatic_rps\tcatalogued_rps\tratio\tcatalogued_cpu_us_per_req\tstatic_cpu_us_per_req\tcatalogued_core_use\tstatic_core_use"
+    print "route\tpaths\tbytes\tstatic_rps\tcatalogued_rps\tratio\tratio_q1\tratio_q3\tratio_of_medians\tcatalogued_cpu_us_per_req\tstatic_cpu_us_per_req\tcatalogued_core_use\tstatic_core_use"
     for (i = 1; i <= m; i++) {
       r = order[i]; s = median(rps[r, "static"]); c = median(rps[r, "catalogued"])
-      printf "%s\t%d\t%.0f\t%.0f\t%.0f\t%.3f\t%.1f\t%.1f\t%.3f\t%.3f\n", r, np[r], median(by[r]), s, c, c / s,
+      printf "%s\t%d\t%.0f\t%.0f\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.3f\t%.3f\n", r, np[r], median(by[r]), s, c,
+        median(ratios[r]), quantile(ratios[r], 0.25), quantile(ratios[r], 0.75), c / s,
         median(cpu[r, "catalogued"]), median(cpu[r, "static"]), median(use[r, "catalogued"]), median(use[r, "static"])
     }
   }' "$runs" >"$table"
 
 echo
-echo "| route | paths | bytes/resp | static req/s | catalogued req/s | ratio | catalogued CPU µs/req | static CPU µs/req | core use: catalogued, static |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| route | paths | bytes/resp | static req/s | catalogued req/s | ratio | quartiles | ratio of medians | catalogued CPU µs/req | static CPU µs/req | core use: catalogued, static |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 awk -F'\t' 'NR > 1 {
     route = $1; if (route == "search uncached") route = route " (cache off)"
-    printf "| %s | %d | %d | %d | %d | **%.0f%%** | %.1f | %.1f | %.0f%%, %.0f%% |\n", route, $2, $3, $4, $5, 100 * $6, $7, $8, 100 * $9, 100 * $10
+    printf "| %s | %d | %d | %d | %d | **%.0f%%** | %.0f-%.0f%% | %.0f%% | %.1f | %.1f | %.0f%%, %.0f%% |\n", route, $2, $3, $4, $5, 100 * $6, 100 * $7, 100 * $8, 100 * $9, $10, $11, 100 * $12, 100 * $13
   }' "$table" | sed -E ':a; s/([0-9])([0-9]{3})( |\||,)/\1,\2\3/; ta'
 echo
-echo "medians of $repeat run(s) per server; bytes/resp: what wrk read per response, headers included; core use: the server's"
-echo "CPU time over the run's wall time (below 100 %, something else held the server back: the client or other work on its core)"
+echo "$repeat pairs of runs per route, each pair a static run and a catalogued run back to back (static first in odd pairs);"
+echo "ratio: the median of the pairs' ratios (catalogued req/s over static req/s), quartiles: of those ratios; ratio of"
+echo "medians: median catalogued req/s over median static req/s; req/s and CPU: medians per server; bytes/resp: what wrk read per"
+echo "response, headers included; core use: the server's CPU time over the run's wall time (below 100 %, something else held the"
+echo "server back: the client or other work on its core)"
 echo "table: $table, runs: $runs"

@@ -15,7 +15,10 @@
 // (read and write deadlines, idle timeout, read buffer, the request header
 // hook, the Server name), so that the two differ only by the work. A
 // request URI it did not capture gets 404. Run it with GOMAXPROCS=1 and
-// pinned to a core, as wrk.sh does.
+// pinned to a core, as wrk.sh does. With -pprof it also serves
+// net/http/pprof on that address, to profile the twin as catalogued's admin
+// listener profiles catalogued (the difference of the two profiles is the
+// server's work).
 package main
 
 import (
@@ -25,6 +28,8 @@ import (
 	"fmt"
 	"log"
 	"net"
+	"net/http"
+	_ "net/http/pprof" // served on -pprof only
 	"os"
 	"strings"
 	"time"
@@ -38,6 +43,7 @@ var (
 	listen = flag.String("listen", "127.0.0.1:18090", "host:port to listen on")
 	target = flag.String("target", "127.0.0.1:8080", "host:port of the server whose responses are replayed")
 	key    = flag.String("key", "", "API key sent as X-Api-Key when capturing")
+	pprof  = flag.String("pprof", "", "host:port to serve net/http/pprof on (off when empty)")
 	mix    = flag.String("mix", "", "file of routes as bench/cmd/loadmix prints them: the paths to capture (required)")
 )
 
@@ -65,6 +71,9 @@ func main() {
 			log.Fatalf("static: %v", err)
 		}
 		table[p] = r
+	}
+	if *pprof != "" {
+		go func() { log.Printf("static: pprof: %v", http.ListenAndServe(*pprof, nil)) }()
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
