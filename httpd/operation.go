@@ -34,7 +34,7 @@ type operation struct {
 type operations struct {
 	codec      *publicid.Codec
 	threshold  float32
-	bodies     *ristretto.Cache[uint64, *rendered]   // rendered bodies by bodyKey
+	bodies     *bodyCache                            // rendered bodies by bodyKey and pageKey
 	searches   *ristretto.Cache[uint64, *searchPage] // first-page search matches, see searchcache.go
 	limits     *[4]access.Limits                     // by plan
 	now        func() time.Time

@@ -167,6 +167,7 @@ func (rq *request) pageKey(route uint64, parent uint32, pos []byte) (key uint64,
 // rendered is an immutable rendered body, its content hash and, for a
 // list page, the identity its key was hashed from (nil otherwise).
 type rendered struct {
+	key     uint64 // its key in the body cache
 	body    []byte
 	sum     uint64
 	id      []byte
@@ -206,14 +207,14 @@ func (o *operations) store(rq *request, key uint64, id []byte, data int) {
 // keep caches body, whose content hash is sum and which it owns from then
 // on, under key: see store.
 func (o *operations) keep(key uint64, body []byte, sum uint64, id []byte, data int) *rendered {
-	r := &rendered{body: body, sum: sum, data: data}
+	r := &rendered{key: key, body: body, sum: sum, data: data}
 	if data > 0 {
 		r.dataSum = xxhash.Sum64(body[len(dataOpen):data])
 	}
 	if id != nil {
 		r.id = append([]byte(nil), id...)
 	}
-	o.bodies.Set(key, r, int64(len(r.body)+len(r.id))+64)
+	o.bodies.Set(r, int64(len(r.body)+len(r.id))+64)
 	return r
 }
 

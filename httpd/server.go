@@ -74,7 +74,8 @@ type Options struct {
 	CompressedCacheBytes int64
 	// BodyCacheBytes bounds the cache of rendered bodies: a variant, its
 	// specs, images and prices, and the pages of the finite lists.
-	// Default 256 MiB; negative disables it.
+	// Default 256 MiB; negative disables it. The 1,024 bodies used last
+	// are also held in front of it (see bodyCache), beyond the bound.
 	BodyCacheBytes int64
 	// SearchCacheBytes bounds the cache of first-page search results
 	// (matches, not bodies). Default 32 MiB; negative disables it.
@@ -203,9 +204,11 @@ func New(c *engine.Catalogue, opts Options) (*Service, error) {
 	if s.cache, err = newCache[[]byte](opts.CompressedCacheBytes, 100_000); err != nil {
 		return nil, err
 	}
-	if s.ops.bodies, err = newCache[*rendered](opts.BodyCacheBytes, 1_000_000); err != nil {
+	bodies, err := newCache[*rendered](opts.BodyCacheBytes, 1_000_000)
+	if err != nil {
 		return nil, err
 	}
+	s.ops.bodies = newBodyCache(bodies)
 	if s.ops.searches, err = newCache[*searchPage](opts.SearchCacheBytes, 200_000); err != nil {
 		return nil, err
 	}
