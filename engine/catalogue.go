@@ -637,6 +637,9 @@ func (c *Catalogue) Locale(code string) (int, bool) {
 // LocaleOrEnglish returns the index of code, or of English when code is not
 // published (the contract's silent fallback).
 func (c *Catalogue) LocaleOrEnglish(code string) int {
+	if code == "" { // no locale asked: most requests, no map lookup
+		return c.enLocale
+	}
 	if i, ok := c.localeIndex[code]; ok {
 		return i
 	}
