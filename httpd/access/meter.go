@@ -42,8 +42,8 @@ func (w Window) index(t time.Time) uint32 {
 	case Day:
 		return uint32(t.Unix() / 86400)
 	}
-	t = t.UTC()
-	return uint32((t.Year()-1970)*12 + int(t.Month()) - 1)
+	y, m, _ := t.UTC().Date() // one calendar computation, not two (Year, Month)
+	return uint32((y-1970)*12 + int(m) - 1)
 }
 
 // End returns when the window containing t ends.
