@@ -39,7 +39,10 @@
 # ratio, its quartiles, the ratio of medians, each server's median CPU µs
 # per request (CPU time over the requests wrk completed) and its core use
 # (CPU time over wall time: under 100 % the server was not what limited the
-# run). The table also goes to bench/out/wrk-pinned.tsv, every run to
+# run), and the machine's steal time during the runs (/proc/stat: the
+# hypervisor running others while this VM wanted the CPU; the host's other
+# interference, on shared caches and memory, shows in neither figure, only
+# in the spread of the pairs). The table also goes to bench/out/wrk-pinned.tsv, every run to
 # bench/out/wrk-pinned-runs.tsv. Both servers stay up during a route's runs
 # (the one not driven is idle).
 #
@@ -209,7 +212,11 @@ static_up() {
 }
 
 runs="$out/wrk-pinned-runs.tsv"
-printf 'route\tpaths\tserver\trun\trequests\treq/s\tcpu_ticks\tcpu_us_per_req\tbytes_per_resp\tcore_use\n' >"$runs"
+printf 'route\tpaths\tserver\trun\trequests\treq/s\tcpu_ticks\tcpu_us_per_req\tbytes_per_resp\tcore_use\tsteal\n' >"$runs"
+
+# machineticks: the machine's steal ticks (time the hypervisor ran something
+# else while a vCPU wanted to run) and all its ticks, from /proc/stat.
+machineticks() { awk '/^cpu / { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 
 # bytes TOTAL_WITH_UNIT: wrk's "12.34MB" as bytes.
 bytes() {
@@ -232,9 +239,12 @@ drive() {
     args+=(-H "X-Api-Key: $key" "http://$addr$path")
   fi
   local t0 t1
+  local m0 m1
+  m0="$(machineticks)"
   t0="$(cputicks "$pid")"
   taskset -c "$ccore" wrk "${args[@]}" >"$tmp/wrk.out" 2>&1 || { cat "$tmp/wrk.out" >&2; exit 1; }
   t1="$(cputicks "$pid")"
+  m1="$(machineticks)"
   [ "$run" = warmup ] && return 0
   local reqs rps read bad
   reqs="$(awk '/ requests in / { print $1 }' "$tmp/wrk.out")"
@@ -250,7 +260,9 @@ drive() {
     echo "  $name, $server, run $run: $(grep 'Socket errors' "$tmp/wrk.out" | sed 's/^ *//')" >&2
   fi
   awk -v r="$name" -v np="$np" -v s="$server" -v run="$run" -v n="$reqs" -v rps="$rps" -v dt=$((t1 - t0)) -v tck="$tck" -v b="$(bytes "$read")" \
-    'BEGIN { printf "%s\t%d\t%s\t%s\t%d\t%.0f\t%d\t%.2f\t%.0f\t%.3f\n", r, np, s, run, n, rps, dt, dt * 1e6 / tck / n, b / n, dt / tck * rps / n }' >>"$runs"
+    -v m="$m0 $m1" \
+    'BEGIN { split(m, t, " "); steal = (t[4] > t[2]) ? (t[3] - t[1]) / (t[4] - t[2]) : 0
+      printf "%s\t%d\t%s\t%s\t%d\t%.0f\t%d\t%.2f\t%.0f\t%.3f\t%.4f\n", r, np, s, run, n, rps, dt, dt * 1e6 / tck / n, b / n, dt / tck * rps / n, steal }' >>"$runs"
 }
 
 # measure MIXFILE: every route of the mix, REPEAT pairs of runs.
@@ -324,30 +336,34 @@ awk -F'\t' '
     pair[$1, $4, $3] = $6
     cpu[$1, $3] = cpu[$1, $3] " " $8
     use[$1, $3] = use[$1, $3] " " $10
+    steal[$1] = steal[$1] " " $11
     if ($3 == "catalogued") by[$1] = by[$1] " " $9
     if (($1, $4, "static") in pair && ($1, $4, "catalogued") in pair) ratios[$1] = ratios[$1] " " pair[$1, $4, "catalogued"] / pair[$1, $4, "static"]
   }
   END {
-    print "route\tpaths\tbytes\tstatic_rps\tcatalogued_rps\tratio\tratio_q1\tratio_q3\tratio_of_medians\tcatalogued_cpu_us_per_req\tstatic_cpu_us_per_req\tcatalogued_core_use\tstatic_core_use"
+    print "route\tpaths\tbytes\tstatic_rps\tcatalogued_rps\tratio\tratio_q1\tratio_q3\tratio_of_medians\tcatalogued_cpu_us_per_req\tstatic_cpu_us_per_req\tcatalogued_core_use\tstatic_core_use\tsteal_median\tsteal_max"
     for (i = 1; i <= m; i++) {
       r = order[i]; s = median(rps[r, "static"]); c = median(rps[r, "catalogued"])
-      printf "%s\t%d\t%.0f\t%.0f\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.3f\t%.3f\n", r, np[r], median(by[r]), s, c,
+      printf "%s\t%d\t%.0f\t%.0f\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.3f\t%.3f\t%.4f\t%.4f\n", r, np[r], median(by[r]), s, c,
         median(ratios[r]), quantile(ratios[r], 0.25), quantile(ratios[r], 0.75), c / s,
-        median(cpu[r, "catalogued"]), median(cpu[r, "static"]), median(use[r, "catalogued"]), median(use[r, "static"])
+        median(cpu[r, "catalogued"]), median(cpu[r, "static"]), median(use[r, "catalogued"]), median(use[r, "static"]),
+        median(steal[r]), quantile(steal[r], 1)
     }
   }' "$runs" >"$table"
 
 echo
-echo "| route | paths | bytes/resp | static req/s | catalogued req/s | ratio | quartiles | ratio of medians | catalogued CPU µs/req | static CPU µs/req | core use: catalogued, static |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| route | paths | bytes/resp | static req/s | catalogued req/s | ratio | quartiles | ratio of medians | catalogued CPU µs/req | static CPU µs/req | core use: catalogued, static | steal: median, max |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 awk -F'\t' 'NR > 1 {
     route = $1; if (route == "search uncached") route = route " (cache off)"
-    printf "| %s | %d | %d | %d | %d | **%.0f%%** | %.0f-%.0f%% | %.0f%% | %.1f | %.1f | %.0f%%, %.0f%% |\n", route, $2, $3, $4, $5, 100 * $6, 100 * $7, 100 * $8, 100 * $9, $10, $11, 100 * $12, 100 * $13
+    printf "| %s | %d | %d | %d | %d | **%.0f%%** | %.0f-%.0f%% | %.0f%% | %.1f | %.1f | %.0f%%, %.0f%% | %.1f%%, %.1f%% |\n", route, $2, $3, $4, $5, 100 * $6, 100 * $7, 100 * $8, 100 * $9, $10, $11, 100 * $12, 100 * $13, 100 * $14, 100 * $15
   }' "$table" | sed -E ':a; s/([0-9])([0-9]{3})( |\||,)/\1,\2\3/; ta'
 echo
 echo "$repeat pairs of runs per route, each pair a static run and a catalogued run back to back (static first in odd pairs);"
 echo "ratio: the median of the pairs' ratios (catalogued req/s over static req/s), quartiles: of those ratios; ratio of"
 echo "medians: median catalogued req/s over median static req/s; req/s and CPU: medians per server; bytes/resp: what wrk read per"
 echo "response, headers included; core use: the server's CPU time over the run's wall time (below 100 %, something else held the"
-echo "server back: the client or other work on its core)"
+echo "server back: the client or other work on its core); steal: the share of the machine's CPU time the hypervisor gave to"
+echo "others during a run (from /proc/stat), the median and the largest over the route's runs: above a few percent, the"
+echo "machine was not quiet"
 echo "table: $table, runs: $runs"
