@@ -70,7 +70,9 @@ next:
 		if r.n != n {
 			continue
 		}
-		for j := 0; j < n; j++ {
+		// Last segment first: "/v1" is every route's, the last literal
+		// tells most routes apart, often by its length alone.
+		for j := n - 1; j >= 0; j-- {
 			if lit := r.segs[j]; lit != nil && !bytes.Equal(lit, segs[j]) {
 				continue next
 			}

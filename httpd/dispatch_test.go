@@ -79,3 +79,17 @@ func FuzzDispatch(f *testing.F) {
 		agree(t, r, d, got, uri)
 	})
 }
+
+// BenchmarkDispatch matches the paths of the pinned wrk run's keyed routes.
+func BenchmarkDispatch(b *testing.B) {
+	_, d, _ := routerAndDispatch()
+	paths := [][]byte{[]byte("/v1/variants/v_4f886447"), []byte("/v1/variants/v_4f886447/prices"), []byte("/v1/variants/v_4f886447/specs"),
+		[]byte("/v1/brands"), []byte("/v1/brands/volkswagen/models"), []byte("/v1/models/m_89102b00/generations"),
+		[]byte("/v1/generations/g_234874d7/variants"), []byte("/v1/specs/catalog"), []byte("/v1/search")}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if d.match(paths[i%len(paths)]) == nil {
+			b.Fatal("no match")
+		}
+	}
+}
