@@ -15,8 +15,8 @@ import (
 
 func (o *operations) specCatalog(rq *request, p *Params) error {
 	c := rq.v.cat
-	bind := binding(o.codec, tierFull, routeSpecCatalog, nil, rq.lang)
-	pos := openCursor(o.codec, rq, p.Cursor, bind)
+	bind := listBinding{codec: o.codec, route: routeSpecCatalog, lang: rq.lang}
+	pos := bind.open(rq, p.Cursor)
 	return o.cachedPage(rq, cachedSpecCatalog, 0, pos, func() error {
 		start := 0
 		if key, ok := parseSpecPosition(pos); ok {
@@ -24,7 +24,7 @@ func (o *operations) specCatalog(rq *request, p *Params) error {
 				start = i + 1
 			}
 		}
-		return o.specPage(rq, p, start, bind)
+		return o.specPage(rq, p, start, bind.hash())
 	})
 }
 

@@ -34,6 +34,33 @@ func binding(codec *publicid.Codec, t tier, route string, param []byte, lang []b
 
 var tierNames = [...]string{tierFull: "full", tierDemo: "demo"}
 
+// listBinding names a finite list for its cursors, its hash (binding)
+// taken when first needed: a page the body cache holds, asked for without
+// a cursor, needs none (70 ns of a 12 µs request, issue 20).
+type listBinding struct {
+	codec       *publicid.Codec
+	route       string
+	param, lang []byte
+	sum         uint64
+	done        bool
+}
+
+// hash returns the list's binding for the full catalogue's tier.
+func (b *listBinding) hash() uint64 {
+	if !b.done {
+		b.sum, b.done = binding(b.codec, tierFull, b.route, b.param, b.lang), true
+	}
+	return b.sum
+}
+
+// open returns the position a cursor holds for this list, as openCursor.
+func (b *listBinding) open(rq *request, cursor []byte) []byte {
+	if len(cursor) == 0 {
+		return nil
+	}
+	return openCursor(b.codec, rq, cursor, b.hash())
+}
+
 // openCursor returns the position a cursor holds, or nil when there is no
 // readable cursor for this list: the list then starts at its first page.
 func openCursor(codec *publicid.Codec, rq *request, cursor []byte, bind uint64) []byte {
@@ -109,8 +136,8 @@ const pageSalt = 0x7661727061676531 // "varpage1"
 
 func (o *operations) brands(rq *request, p *Params) error {
 	c := rq.v.cat
-	bind := binding(o.codec, tierFull, routeBrands, nil, rq.lang)
-	return keyedPage(o, rq, p, cachedBrands, 0, bind, engine.ParseBrandKey,
+	bind := listBinding{codec: o.codec, route: routeBrands, lang: rq.lang}
+	return keyedPage(o, rq, p, cachedBrands, 0, &bind, engine.ParseBrandKey,
 		func(k engine.BrandKey, ok bool) []uint32 { return c.BrandsAfter(ptrIf(&k, ok)) }, c.BrandKeyOf, rq.appendBrand)
 }
 
@@ -122,11 +149,11 @@ type positioned interface{ AppendPosition(dst []byte) []byte }
 // key (from the start when ok is false), each rendered by item, and the
 // key of the last one sent as the next position. The key goes to after by
 // value: a pointer through a function value would move it to the heap.
-func keyedPage[K positioned](o *operations, rq *request, p *Params, route uint64, parent uint32, bind uint64,
+func keyedPage[K positioned](o *operations, rq *request, p *Params, route uint64, parent uint32, bind *listBinding,
 	parse func([]byte) (K, bool), after func(k K, ok bool) []uint32, keyOf func(uint32) K, item func([]byte, uint32) []byte) error {
-	pos := openCursor(o.codec, rq, p.Cursor, bind)
+	pos := bind.open(rq, p.Cursor)
 	return o.cachedPage(rq, route, parent, pos, func() error {
-		return o.page(rq, p, after(parse(pos)), bind, item, func(dst []byte, r uint32) []byte { return keyOf(r).AppendPosition(dst) }, nil)
+		return o.page(rq, p, after(parse(pos)), bind.hash(), item, func(dst []byte, r uint32) []byte { return keyOf(r).AppendPosition(dst) }, nil)
 	})
 }
 
@@ -161,8 +188,8 @@ func (o *operations) models(rq *request, p *Params) error {
 		return err
 	}
 	c := rq.v.cat
-	bind := binding(o.codec, tierFull, routeModels, c.BrandSlug.Bytes(brand), rq.lang)
-	return keyedPage(o, rq, p, cachedModels, brand, bind, engine.ParseModelKey,
+	bind := listBinding{codec: o.codec, route: routeModels, param: c.BrandSlug.Bytes(brand), lang: rq.lang}
+	return keyedPage(o, rq, p, cachedModels, brand, &bind, engine.ParseModelKey,
 		func(k engine.ModelKey, ok bool) []uint32 { return c.ModelsAfter(brand, ptrIf(&k, ok)) }, c.ModelKeyOf, rq.appendModel)
 }
 
@@ -172,8 +199,10 @@ func (o *operations) generations(rq *request, p *Params) error {
 		return err
 	}
 	c := rq.v.cat
-	bind := binding(o.codec, tierFull, routeGenerations, binary.LittleEndian.AppendUint32(nil, c.ModelID[model]), rq.lang)
-	return keyedPage(o, rq, p, cachedGenerations, model, bind, engine.ParseGenerationKey,
+	var id [4]byte
+	binary.LittleEndian.PutUint32(id[:], c.ModelID[model])
+	bind := listBinding{codec: o.codec, route: routeGenerations, param: id[:], lang: rq.lang}
+	return keyedPage(o, rq, p, cachedGenerations, model, &bind, engine.ParseGenerationKey,
 		func(k engine.GenerationKey, ok bool) []uint32 { return c.GenerationsAfter(model, ptrIf(&k, ok)) }, c.GenerationKeyOf, rq.appendGeneration)
 }
 
@@ -183,8 +212,10 @@ func (o *operations) generationVariants(rq *request, p *Params) error {
 		return err
 	}
 	c := rq.v.cat
-	bind := binding(o.codec, tierFull, routeVariants, binary.LittleEndian.AppendUint32(nil, c.GenID[gen]), rq.lang)
-	pos := openCursor(o.codec, rq, p.Cursor, bind)
+	var id [4]byte
+	binary.LittleEndian.PutUint32(id[:], c.GenID[gen])
+	bind := listBinding{codec: o.codec, route: routeVariants, param: id[:], lang: rq.lang}
+	pos := bind.open(rq, p.Cursor)
 	return o.cachedPage(rq, cachedGenVariants, gen, pos, func() error {
 		after, _ := engine.ParseIDPosition(pos)
 		first, end := c.VariantsAfter(gen, after)
@@ -193,7 +224,7 @@ func (o *operations) generationVariants(rq *request, p *Params) error {
 			rows = append(rows, r)
 		}
 		rq.rows = rows
-		return o.variantPage(rq, p, rows, bind)
+		return o.variantPage(rq, p, rows, bind.hash())
 	})
 }
 
