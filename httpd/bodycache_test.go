@@ -1,8 +1,10 @@
 package httpd
 
 import (
-	"sync"
+	"fmt"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // TestBodyCacheFront holds the front of the body cache to ristretto's
@@ -78,27 +80,22 @@ func TestBodyCacheConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newBodyCache(main)
-	var wg sync.WaitGroup
-	wrong := make(chan uint64, 4)
-	for g := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	var g errgroup.Group
+	for w := range 4 {
+		g.Go(func() error {
 			for i := range 3000 {
 				key := uint64(i%(3*hotSlots) + 1)
-				if i%4 == g {
+				if i%4 == w {
 					c.Set(&rendered{key: key, body: []byte{byte(key)}}, 65)
 				}
 				if r, ok := c.Get(key); ok && (r.key != key || r.body[0] != byte(key)) {
-					wrong <- key
-					return
+					return fmt.Errorf("Get(%d) returned another key's body", key)
 				}
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	close(wrong)
-	for k := range wrong {
-		t.Fatalf("Get(%d) returned another key's body", k)
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
 	}
 }

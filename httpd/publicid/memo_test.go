@@ -1,8 +1,10 @@
 package publicid
 
 import (
-	"sync"
+	"fmt"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // decodeUncached is Decode without the memo: the permutation alone.
@@ -85,24 +87,19 @@ func TestDecodeMemo(t *testing.T) {
 // goroutines (the race detector watches the memo).
 func TestDecodeMemoConcurrent(t *testing.T) {
 	c := codec(t)
-	var wg sync.WaitGroup
-	errs := make(chan string, 4)
-	for g := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	var g errgroup.Group
+	for w := range 4 {
+		g.Go(func() error {
 			for i := range 5000 {
-				id := uint32(1 + (i*4+g)%(2*memoSlots))
+				id := uint32(1 + (i*4+w)%(2*memoSlots))
 				if got, ok := c.Decode(Variant, c.Encode(Variant, id)); !ok || got != id {
-					errs <- "a token decoded wrongly under concurrent use"
-					return
+					return fmt.Errorf("the token of %d decoded to %d, %v under concurrent use", id, got, ok)
 				}
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Fatal(e)
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
 	}
 }
