@@ -92,6 +92,12 @@ func BenchmarkHandlers(b *testing.B) {
 	b.Run("prices", func(b *testing.B) { benchRoute(b, variantURI("/prices")) })
 	b.Run("brands", func(b *testing.B) { benchRoute(b, func(*env) string { return "/v1/brands" }) })
 	b.Run("models", func(b *testing.B) { benchRoute(b, func(*env) string { return "/v1/brands/volkswagen/models" }) })
+	b.Run("generations", func(b *testing.B) {
+		benchRoute(b, func(e *env) string {
+			return "/v1/models/" + e.codec.Token(publicid.Model, e.cat.ModelID[e.cat.GenModel[e.cat.VarGen[e.cat.Demo[0]]]]) + "/generations"
+		})
+	})
+	b.Run("spec-catalogue", func(b *testing.B) { benchRoute(b, func(*env) string { return "/v1/specs/catalog" }) })
 	b.Run("generation-variants", func(b *testing.B) {
 		benchRoute(b, func(e *env) string {
 			return "/v1/generations/" + e.codec.Token(publicid.Generation, e.cat.GenID[e.cat.VarGen[e.cat.Demo[0]]]) + "/variants"
