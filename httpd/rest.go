@@ -162,11 +162,7 @@ func (s *Service) observe(ctx *fasthttp.RequestCtx, rt *observe.Route, h fasthtt
 	}
 	var buf [32]byte
 	p := peer(ctx)
-	var sent []byte // a request id is taken from trusted proxies only
-	if len(s.opts.TrustedProxies) > 0 {
-		sent = ctx.Request.Header.PeekBytes(headerRequestID)
-	}
-	id := s.obs.RequestID(buf[:0], sent, p, s.opts.TrustedProxies)
+	id := s.obs.RequestID(buf[:0], p, s.opts.TrustedProxies, func() []byte { return ctx.Request.Header.PeekBytes(headerRequestID) })
 	ctx.Response.Header.SetCanonical(headerRequestID, id)
 	h(ctx)
 	end := time.Now()

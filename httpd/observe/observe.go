@@ -105,13 +105,16 @@ func (ob *Observer) Counter(name string) *metrics.Counter { return ob.set.GetOrC
 // RequestID returns the id of a request: the one a trusted proxy sent when
 // it is sane (1 to 64 characters of [A-Za-z0-9._-]), or a new one, unique
 // within the process and unlikely across processes. dst is the buffer to
-// append a new id to.
-func (ob *Observer) RequestID(dst, sent []byte, peer netip.Addr, trusted []netip.Prefix) []byte {
-	if len(sent) > 0 && saneID(sent) {
-		for _, p := range trusted {
-			if p.Contains(peer) {
-				return sent
+// append a new id to; sent returns the id the request carries, and is
+// called only when peer is trusted (most servers trust no proxy, and a
+// header lookup is not free on the hot path).
+func (ob *Observer) RequestID(dst []byte, peer netip.Addr, trusted []netip.Prefix, sent func() []byte) []byte {
+	for _, p := range trusted {
+		if p.Contains(peer) {
+			if id := sent(); len(id) > 0 && saneID(id) {
+				return id
 			}
+			break
 		}
 	}
 	dst = append(dst, ob.prefix[:]...)
