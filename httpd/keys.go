@@ -114,8 +114,16 @@ func (s *Service) sendJSON(ctx *fasthttp.RequestCtx, status int, data any) {
 	ctx.SetBody(b)
 }
 
-// peer returns the address of the connection's other end.
+// peer returns the address of the connection's other end: the one the
+// connection guard read at accept when the connection is its own (no PROXY
+// protocol reader above it, whose RemoteAddr is the client's), else from
+// RemoteAddr.
 func peer(ctx *fasthttp.RequestCtx) netip.Addr {
+	if c, ok := ctx.Conn().(interface{ Peer() netip.Addr }); ok {
+		if a := c.Peer(); a.IsValid() {
+			return a
+		}
+	}
 	if a, ok := ctx.RemoteAddr().(*net.TCPAddr); ok {
 		if ip, ok := netip.AddrFromSlice(a.IP); ok {
 			return ip

@@ -128,7 +128,8 @@ func (l *Listener) admit(c net.Conn) net.Conn {
 		l.refuse(c, 503, "Service Unavailable", "The server has reached its limit of "+strconv.Itoa(l.opts.MaxConns)+" open connections. Retry shortly.", "total")
 		return nil
 	}
-	client, counted := l.clientOf(c)
+	peer := peerOf(c)
+	client, counted := l.clientOf(peer)
 	if counted {
 		l.mu.Lock()
 		n := l.clients[client] + 1
@@ -142,21 +143,29 @@ func (l *Listener) admit(c net.Conn) net.Conn {
 		l.clients[client] = n
 		l.mu.Unlock()
 	}
-	return &conn{Conn: c, l: l, client: client, counted: counted}
+	return &conn{Conn: c, l: l, peer: peer, client: client, counted: counted}
 }
 
-// clientOf returns the client network of c, and false when c is not
-// counted per client (an exempt peer, or not an IP connection).
-func (l *Listener) clientOf(c net.Conn) (netip.Prefix, bool) {
-	ta, ok := c.RemoteAddr().(*net.TCPAddr)
-	if !ok {
+// peerOf is the address of c's TCP peer as netip.AddrFromSlice gives its
+// IP (an IPv4 peer of an IPv6 socket stays mapped); the zero Addr when c
+// is not TCP.
+func peerOf(c net.Conn) netip.Addr {
+	if ta, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		if ip, ok := netip.AddrFromSlice(ta.IP); ok {
+			return ip
+		}
+	}
+	return netip.Addr{}
+}
+
+// clientOf returns the client network of a connection's peer, and false
+// when it is not counted per client (an exempt peer, or not an IP
+// connection: the zero peer).
+func (l *Listener) clientOf(peer netip.Addr) (netip.Prefix, bool) {
+	if !peer.IsValid() {
 		return netip.Prefix{}, false
 	}
-	ip, ok := netip.AddrFromSlice(ta.IP)
-	if !ok {
-		return netip.Prefix{}, false
-	}
-	ip = ip.Unmap()
+	ip := peer.Unmap()
 	for _, p := range l.opts.Exempt {
 		if p.Contains(ip) {
 			return netip.Prefix{}, false
@@ -235,10 +244,16 @@ func resourceError(err error) bool {
 type conn struct {
 	net.Conn
 	l       *Listener
+	peer    netip.Addr // see Peer
 	client  netip.Prefix
 	counted bool
 	closed  atomic.Bool
 }
+
+// Peer is the TCP peer's address (see peerOf), read once at accept rather
+// than from RemoteAddr on every request: what the servers log and limit by
+// when no PROXY protocol reader sits above the guard.
+func (c *conn) Peer() netip.Addr { return c.peer }
 
 func (c *conn) Close() error {
 	err := c.Conn.Close()

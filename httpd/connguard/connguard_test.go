@@ -117,11 +117,39 @@ func TestTotalCapAndExempt(t *testing.T) {
 
 func TestIPv6GroupedBy64(t *testing.T) {
 	g := Wrap(nil, Options{})
-	a, _ := g.clientOf(fakeConn{addr: &net.TCPAddr{IP: net.ParseIP("2001:db8:1:2:aaaa::1")}})
-	b, _ := g.clientOf(fakeConn{addr: &net.TCPAddr{IP: net.ParseIP("2001:db8:1:2:bbbb::2")}})
-	c, _ := g.clientOf(fakeConn{addr: &net.TCPAddr{IP: net.ParseIP("2001:db8:1:3::1")}})
+	a, _ := g.clientOf(peerOf(fakeConn{addr: &net.TCPAddr{IP: net.ParseIP("2001:db8:1:2:aaaa::1")}}))
+	b, _ := g.clientOf(peerOf(fakeConn{addr: &net.TCPAddr{IP: net.ParseIP("2001:db8:1:2:bbbb::2")}}))
+	c, _ := g.clientOf(peerOf(fakeConn{addr: &net.TCPAddr{IP: net.ParseIP("2001:db8:1:3::1")}}))
 	if a != b || a == c || a.String() != "2001:db8:1:2::/64" {
 		t.Fatalf("IPv6 networks %s %s %s: want one /64 for the first two", a, b, c)
+	}
+}
+
+// TestPeer: an admitted connection carries its TCP peer as RemoteAddr
+// gives it (an IPv4 peer of an IPv6 socket stays mapped, and is counted
+// as the IPv4 client); a connection that is not TCP has none and is not
+// counted per client.
+func TestPeer(t *testing.T) {
+	g := Wrap(nil, Options{MaxConnsPerClient: 1})
+	for _, tc := range []struct {
+		addr    net.Addr
+		peer    string
+		client  string
+		counted bool
+	}{
+		{&net.TCPAddr{IP: net.ParseIP("192.0.2.7").To4()}, "192.0.2.7", "192.0.2.7/32", true},
+		{&net.TCPAddr{IP: net.ParseIP("192.0.2.8")}, "::ffff:192.0.2.8", "192.0.2.8/32", true},
+		{&net.TCPAddr{IP: net.ParseIP("2001:db8::9")}, "2001:db8::9", "2001:db8::/64", true},
+		{&net.UnixAddr{Name: "@x", Net: "unix"}, "invalid IP", "invalid Prefix", false},
+	} {
+		c := g.admit(fakeConn{addr: tc.addr})
+		gc, ok := c.(*conn)
+		if !ok {
+			t.Fatalf("%v: not admitted (%T)", tc.addr, c)
+		}
+		if gc.Peer().String() != tc.peer || gc.client.String() != tc.client || gc.counted != tc.counted {
+			t.Errorf("%v: peer %s, client %s counted %v; want %s, %s %v", tc.addr, gc.Peer(), gc.client, gc.counted, tc.peer, tc.client, tc.counted)
+		}
 	}
 }
 

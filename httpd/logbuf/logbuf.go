@@ -76,13 +76,27 @@ func (w *Writer) loop() {
 // written with its batch. The write error of a batch is not reported; a
 // log line is not worth failing a request for.
 func (w *Writer) WriteLine(line []byte) {
-	w.mu.Lock()
-	w.buf = append(w.buf, line...)
-	full := len(w.buf) >= w.batch
-	w.mu.Unlock()
+	w.AppendLine(func(dst []byte) []byte { return append(dst, line...) })
+}
+
+// AppendLine defers the whole line (ending in a newline) render appends to
+// its argument: rendered in place, at the end of the batch, with no copy
+// (the access log's way). render must not keep its argument or call the
+// Writer.
+func (w *Writer) AppendLine(render func(dst []byte) []byte) {
+	full := w.appendLine(render)
 	if full {
 		w.flush(nil)
 	}
+}
+
+// appendLine appends render's line to the batch and reports whether the
+// batch is full.
+func (w *Writer) appendLine(render func(dst []byte) []byte) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock() // a panicking render must not leave every later line waiting
+	w.buf = render(w.buf)
+	return len(w.buf) >= w.batch
 }
 
 // Write writes p now, after the deferred lines before it: the io.Writer

@@ -28,6 +28,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/vspec/catalogue/engine/jsonenc"
+	"github.com/vspec/catalogue/httpd/logbuf"
 )
 
 // HeaderRequestID carries a request's id: accepted from a trusted proxy,
@@ -37,9 +38,9 @@ const HeaderRequestID = "X-Request-Id"
 // Observer records requests: ids, access log, metrics.
 type Observer struct {
 	set    *metrics.Set
-	log    *slog.Logger // nil: no access log through slog
-	lines  LineWriter   // nil: no access log rendered by hand
-	sample uint64       // log one request in sample
+	log    *slog.Logger   // nil: no access log through slog
+	lines  *logbuf.Writer // nil: no access log rendered by hand
+	sample uint64         // log one request in sample
 	seen   atomic.Uint64
 	prefix [8]byte // this process's random request-id prefix, hex
 	next   atomic.Uint64
@@ -55,16 +56,12 @@ type Options struct {
 	// AccessLines, when set, receives the access log in place of
 	// AccessLog: each line rendered by hand as slog's JSONHandler renders
 	// the record of a logger With("log", "access") (the same members in
-	// the same order), without slog's work per record, and handed over
-	// whole. httpd/logbuf's Writer batches them.
-	AccessLines LineWriter
+	// the same order), without slog's work per record, straight into the
+	// writer's batch. httpd/logbuf's Writer batches them.
+	AccessLines *logbuf.Writer
 	// Sample logs one request in Sample. Default 1: every request.
 	Sample uint64
 }
-
-// LineWriter takes whole log lines, each ending in a newline; it must not
-// keep line after it returns.
-type LineWriter interface{ WriteLine(line []byte) }
 
 // New returns an Observer with its own metric set.
 func New(o Options) *Observer {
@@ -187,14 +184,13 @@ func (rt *Route) Done(r *Request) {
 		return
 	}
 	if ob.lines != nil {
-		lb := linePool.Get().(*lineBuf)
 		at := r.At
 		if at.IsZero() {
 			at = time.Now()
 		}
-		lb.b = rt.appendAccessJSON(lb.b[:0], at, r)
-		ob.lines.WriteLine(lb.b)
-		linePool.Put(lb)
+		// Rendered into the batch: a concrete Writer, so the closure stays
+		// on the stack.
+		ob.lines.AppendLine(func(dst []byte) []byte { return rt.appendAccessJSON(dst, at, r) })
 		return
 	}
 	attrs := rt.accessAttrs(r)
@@ -213,10 +209,6 @@ func (rt *Route) accessAttrs(r *Request) [8]slog.Attr {
 		slog.String("key", KeyHash(r.Key)),
 		slog.String("peer", r.Peer.String())}
 }
-
-type lineBuf struct{ b []byte }
-
-var linePool = sync.Pool{New: func() any { return &lineBuf{b: make([]byte, 0, 512)} }}
 
 // appendAccessJSON appends the access-log line of r, logged at t, as
 // slog's JSONHandler writes it (see Options.AccessLines): its time format,
@@ -277,9 +269,12 @@ func appendRFC3339Nano(dst []byte, t time.Time) []byte {
 	if ns := t.Nanosecond(); ns != 0 {
 		var frac [10]byte
 		frac[0] = '.'
-		for i := 9; i >= 1; i-- {
-			frac[i] = byte('0' + ns%10)
-			ns /= 10
+		frac[9] = byte('0' + ns%10)
+		ns /= 10
+		for i := 7; i >= 1; i -= 2 { // two digits a step
+			d := ns % 100 * 2
+			frac[i], frac[i+1] = digitPairs[d], digitPairs[d+1]
+			ns /= 100
 		}
 		n := 10
 		for frac[n-1] == '0' {
@@ -289,6 +284,11 @@ func appendRFC3339Nano(dst []byte, t time.Time) []byte {
 	}
 	return append(dst, st.zone...)
 }
+
+// digitPairs holds 00 to 99, two bytes each.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
 
 // appendMillis appends us microseconds as milliseconds, the way
 // encoding/json writes float64(us)/1000: 0, 12, 0.074, 1.5.

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/vspec/catalogue/httpd/logbuf"
 )
 
 // TestAccessJSONIsSlogs: the access line rendered by hand is the line
@@ -86,24 +88,25 @@ func TestAppendRFC3339Nano(t *testing.T) {
 }
 
 // TestAccessLinesSampled: with AccessLines, one request in Sample gets a
-// line, handed over whole.
+// line, rendered whole into the batch.
 func TestAccessLinesSampled(t *testing.T) {
-	var lines collect
-	ob := New(Options{AccessLines: &lines, Sample: 3})
+	var out bytes.Buffer
+	w := logbuf.New(&out, time.Hour, 1<<20)
+	ob := New(Options{AccessLines: w, Sample: 3})
 	rt := ob.Route("/v1/brands")
 	for range 9 {
 		rt.Done(&Request{Method: []byte("GET"), Status: 200, ID: []byte("a-1"), Peer: netip.MustParseAddr("10.0.0.1")})
 	}
-	if len(lines) != 3 {
-		t.Fatalf("%d lines for 9 requests, one in 3 sampled", len(lines))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
-	for _, l := range lines {
+	lines := bytes.SplitAfter(out.Bytes(), []byte("\n"))
+	if len(lines) != 4 || len(lines[3]) != 0 {
+		t.Fatalf("%d lines for 9 requests, one in 3 sampled: %q", len(lines)-1, out.String())
+	}
+	for _, l := range lines[:3] {
 		if !bytes.HasPrefix(l, []byte(`{"time":"`)) || !bytes.HasSuffix(l, []byte(`,"peer":"10.0.0.1"}`+"\n")) {
 			t.Errorf("line %q", l)
 		}
 	}
 }
-
-type collect [][]byte
-
-func (c *collect) WriteLine(l []byte) { *c = append(*c, append([]byte(nil), l...)) }
