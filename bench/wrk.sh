@@ -22,7 +22,7 @@
 # GOMAXPROCS=1 the same way, captures every path of every route from that
 # catalogued and replays the exact status, headers and body.
 #
-# For each route it runs REPEAT pairs (15) of wrk -t1 -cCONNS -dDURATION
+# For each route it runs REPEAT pairs (25) of wrk -t1 -cCONNS -dDURATION
 # (1s) pinned to core CLIENT_CORE (0): one run against the static twin and
 # one against catalogued, back to back, the static twin first in odd pairs
 # and second in even ones (a WARMUP run of each, 1s, comes first,
@@ -35,7 +35,9 @@
 # from one second to the next (bench/RESULTS.md), and the two runs of a pair
 # share the moment's conditions, so many short pairs give a steadier median
 # than few long runs (the ratio of the two servers' median req/s is shown
-# too). It prints a Markdown table: static and catalogued median req/s, the
+# too). A pair's ratio spreads with a standard deviation of about 0.1, so
+# the median of 15 pairs still moved by about 0.03 from run to run; 25
+# pairs narrow that by a quarter. It prints a Markdown table: static and catalogued median req/s, the
 # ratio, its quartiles, the ratio of medians, each server's median CPU µs
 # per request (CPU time over the requests wrk completed) and its core use
 # (CPU time over wall time: under 100 % the server was not what limited the
@@ -52,11 +54,12 @@
 # other routes run against the first, with the default cache.
 #
 # Environment: SNAPSHOT, SCALE, PLAN (free), DURATION (1s), WARMUP (1s; 0
-# skips), REPEAT (15), CONNS (32), QUERIES (266), ROUTES (a regular
+# skips), REPEAT (25; a full run takes about 19 minutes), CONNS (32), QUERIES (266), ROUTES (a regular
 # expression over route names; default all), SERVER_CORE (1), CLIENT_CORE
 # (0), CATALOGUED (a catalogued binary to measure instead of the one built
 # from this tree, e.g. another commit's; the static twin is still this
-# tree's). With TARGET (and KEY) it drives that server as before issue 20:
+# tree's), CATALOGUED_FLAGS (more flags for catalogued, split on spaces:
+# -log.access=false shows what the access log costs). With TARGET (and KEY) it drives that server as before issue 20:
 # THREADS (2) wrk threads, no pinning, no static twin, wrk's whole output
 # per route; ROUTES defaults there to variant detail, specs de, brands,
 # filter fuel+power and search prefixes. An external server's limits must
@@ -134,7 +137,7 @@ fi
 # The pinned table.
 plan="${PLAN:-free}"
 warmup="${WARMUP:-1s}"
-repeat="${REPEAT:-15}"
+repeat="${REPEAT:-25}"
 queries="${QUERIES:-266}"
 routes="${ROUTES:-.}"
 score="${SERVER_CORE:-1}"
@@ -198,9 +201,9 @@ n=2000000000
 catalogued_up() {
   CAT_ADDR="127.0.0.1:$(freeport 18080)"
   start catalogued "$CAT_ADDR" "$tmp/catalogued.log" "$catalogued" -listen "$CAT_ADDR" -admin.listen "" -mcp.listen "" \
-    -state "$tmp/state" -snapshot "$snap" "-limits.$plan" "$n,$n,$n" "$@"
+    -state "$tmp/state" -snapshot "$snap" "-limits.$plan" "$n,$n,$n" ${CATALOGUED_FLAGS:-} "$@"
   CAT=$PID
-  echo "catalogued on $CAT_ADDR (pid $CAT, core $score, GOMAXPROCS=1${*:+, $*}), RSS after loading: $(rss "$CAT")"
+  echo "catalogued on $CAT_ADDR (pid $CAT, core $score, GOMAXPROCS=1${CATALOGUED_FLAGS:+, $CATALOGUED_FLAGS}${*:+, $*}), RSS after loading: $(rss "$CAT")"
 }
 
 # static_up MIXFILE starts the static twin of catalogued for the mix's paths; sets STA and STA_ADDR.
