@@ -3,6 +3,7 @@ package observe
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"net/netip"
 	"testing"
@@ -108,5 +109,25 @@ func TestAccessLinesSampled(t *testing.T) {
 		if !bytes.HasPrefix(l, []byte(`{"time":"`)) || !bytes.HasSuffix(l, []byte(`,"peer":"10.0.0.1"}`+"\n")) {
 			t.Errorf("line %q", l)
 		}
+	}
+}
+
+// BenchmarkDone is what recording a request costs the request path: its
+// metrics alone (nolog), and with its access-log line rendered into the
+// batching writer (lines; the batch's write goes to io.Discard, so the
+// log's destination is not in the figure).
+func BenchmarkDone(b *testing.B) {
+	w := logbuf.New(io.Discard, time.Hour, 0)
+	defer w.Close()
+	r := &Request{Method: []byte("GET"), Status: 200, Bytes: 1256, ID: []byte("00276beb-iby4"), Key: []byte("vsc_free_c96aaaaaaaaaaaaaaaaaaaaaa"),
+		Peer: netip.MustParseAddr("127.0.0.1"), Duration: time.Microsecond, At: time.Now()}
+	for name, o := range map[string]Options{"nolog": {}, "lines": {AccessLines: w}} {
+		rt := New(o).Route("GET /v1/models/{id}/generations")
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				rt.Done(r)
+			}
+		})
 	}
 }
