@@ -2,7 +2,7 @@
 // file: one write per batch instead of one per request, which on a busy
 // server costs more than the request itself (issue 20).
 //
-// A Writer takes two kinds of lines. Deferred lines (WriteLine, the access
+// A Writer takes two kinds of lines. Deferred lines (AppendLine, the access
 // log) are kept in memory and written together when a batch is full or a
 // flush interval has passed. Every other line (Write, the process's own
 // log through slog) is written at once, after the deferred lines before
@@ -72,18 +72,12 @@ func (w *Writer) loop() {
 	})
 }
 
-// WriteLine defers a whole line (ending in a newline): it is copied and
-// written with its batch. The write error of a batch is not reported; a
-// log line is not worth failing a request for.
-func (w *Writer) WriteLine(line []byte) {
-	w.AppendLine(func(dst []byte) []byte { return append(dst, line...) })
-}
-
 // AppendLine defers the whole line (ending in a newline) render appends to
-// its argument: rendered in place, at the end of the batch, with no copy
-// (the access log's way). render runs under the batch's lock, so it must
-// be short (an access line takes about 0.1 µs), must not keep its argument
-// and must not call the Writer.
+// its argument: rendered in place, at the end of the batch, with no copy,
+// and written with its batch. render runs under the batch's lock, so it
+// must be short (an access line takes about 0.1 µs), must not keep its
+// argument and must not call the Writer. The write error of a batch is not
+// reported; a log line is not worth failing a request for.
 func (w *Writer) AppendLine(render func(dst []byte) []byte) {
 	full := w.appendLine(render)
 	if full {

@@ -28,14 +28,19 @@ func (s *sink) all() (string, int) {
 	return strings.Join(s.writes, ""), len(s.writes)
 }
 
+// line renders b: a deferred line as AppendLine takes it.
+func line(b []byte) func([]byte) []byte {
+	return func(dst []byte) []byte { return append(dst, b...) }
+}
+
 // TestOrderAndBatching: deferred lines wait for a batch; a process line is
 // written at once, after the deferred lines before it, in one write.
 func TestOrderAndBatching(t *testing.T) {
 	var s sink
 	w := New(&s, time.Hour, 1<<20)
 	defer w.Close()
-	w.WriteLine([]byte("a1\n"))
-	w.WriteLine([]byte("a2\n"))
+	w.AppendLine(line([]byte("a1\n")))
+	w.AppendLine(line([]byte("a2\n")))
 	if got, _ := s.all(); got != "" {
 		t.Fatalf("deferred lines written before their batch: %q", got)
 	}
@@ -43,7 +48,7 @@ func TestOrderAndBatching(t *testing.T) {
 	if got, n := s.all(); got != "a1\na2\nstarted\n" || n != 1 {
 		t.Fatalf("%d writes %q, want one with the deferred lines first", n, got)
 	}
-	w.WriteLine([]byte("a3\n"))
+	w.AppendLine(line([]byte("a3\n")))
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +66,11 @@ func TestFullBatch(t *testing.T) {
 	var s sink
 	w := New(&s, time.Hour, 10)
 	defer w.Close()
-	w.WriteLine([]byte("12345\n"))
+	w.AppendLine(line([]byte("12345\n")))
 	if _, n := s.all(); n != 0 {
 		t.Fatal("written before the batch was full")
 	}
-	w.WriteLine([]byte("67890\n"))
+	w.AppendLine(line([]byte("67890\n")))
 	if got, n := s.all(); got != "12345\n67890\n" || n != 1 {
 		t.Fatalf("full batch: %d writes %q", n, got)
 	}
@@ -77,7 +82,7 @@ func TestInterval(t *testing.T) {
 	var s sink
 	w := New(&s, time.Millisecond, 1<<20)
 	defer w.Close()
-	w.WriteLine([]byte("tick\n"))
+	w.AppendLine(line([]byte("tick\n")))
 	for i := 0; i < 10000; i++ {
 		if got, _ := s.all(); got == "tick\n" {
 			return
@@ -96,7 +101,7 @@ func TestCloseFlushes(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 500 {
-				w.WriteLine(fmt.Appendf(nil, "g%d-%d\n", g, i))
+				w.AppendLine(line(fmt.Appendf(nil, "g%d-%d\n", g, i)))
 			}
 		})
 	}
