@@ -101,11 +101,12 @@ var (
 
 // Flags of the agent tool surface (httpd/mcp).
 var (
-	mcpListen         = flag.String("mcp.listen", "127.0.0.1:8090", "TCP address of the MCP server (the agent tool surface: Streamable HTTP at /mcp, beside the REST API); empty disables it. See also -mcp.publicURL")
-	mcpPublicURL      = flag.String("mcp.publicURL", "", "public URL of the MCP endpoint, e.g. https://agents.example.com/mcp, named in the protected-resource metadata and allowed as Host; empty derives http://<mcp.listen>/mcp")
-	mcpAllowedHosts   = flag.String("mcp.allowedHosts", "", "comma-separated Host values the MCP server answers to (name, or name:port); empty allows the host of -mcp.publicURL, localhost, 127.0.0.1 and [::1]. Others get 403 (DNS-rebinding protection)")
-	mcpAllowedOrigins = flag.String("mcp.allowedOrigins", "", "comma-separated browser origins allowed to call the MCP server (https://app.example.com, or a host name for any scheme and port); empty allows the allowed hosts. A request with another Origin gets 403")
-	mcpPerMinute      = flag.Int64("mcp.perMinute", 60, "MCP tool calls without an API key allowed per network per minute, paid or not; 429 above it")
+	mcpListen            = flag.String("mcp.listen", "127.0.0.1:8090", "TCP address of the MCP server (the agent tool surface: Streamable HTTP at /mcp, beside the REST API); empty disables it. See also -mcp.publicURL")
+	mcpPublicURL         = flag.String("mcp.publicURL", "", "public URL of the MCP endpoint, e.g. https://agents.example.com/mcp, named in the protected-resource metadata and allowed as Host; empty derives http://<mcp.listen>/mcp")
+	mcpAllowedHosts      = flag.String("mcp.allowedHosts", "", "comma-separated Host values the MCP server answers to (name, or name:port); empty allows the host of -mcp.publicURL, localhost, 127.0.0.1 and [::1]. Others get 403 (DNS-rebinding protection)")
+	mcpAllowedOrigins    = flag.String("mcp.allowedOrigins", "", "comma-separated browser origins allowed to call the MCP server (https://app.example.com, or a host name for any scheme and port); empty allows the allowed hosts. A request with another Origin gets 403")
+	mcpPerMinute         = flag.Int64("mcp.perMinute", 60, "MCP tool calls without an API key allowed per network per minute, paid or not; 429 above it")
+	mcpRequestsPerMinute = flag.Int64("mcp.requestsPerMinute", 0, "MCP requests of any kind without an API key (initialize, tools/list, ping, calls) allowed per network per minute; 429 above it. 0: 10 times -mcp.perMinute")
 )
 
 // defaultSnapshot is -snapshot's default, the one path generated without
@@ -311,7 +312,7 @@ func run(cfg *config, obs *observe.Observer) error {
 		log.Printf("admin API on http://%s/admin (token in %s unless -admin.token is set)", aln.Addr(), filepath.Join(*stateDir, "admin.token"))
 	}
 
-	stopMCP, err := startMCP(svc, keys, cfg.mcpPublic, proxies, serveErr)
+	stopMCP, err := startMCP(svc, keys, obs, cfg.mcpPublic, proxies, serveErr)
 	if err != nil {
 		return err
 	}
@@ -516,13 +517,13 @@ func mcpPublic() string {
 // startMCP serves the agent tool surface on -mcp.listen, beside the REST
 // API and over the same service, with public as its public URL; an
 // unexpected stop is reported on serveErr. It returns what drains it.
-func startMCP(svc *httpd.Service, keys access.Backend, public string, proxies []netip.Prefix, serveErr chan<- error) (func(context.Context) error, error) {
+func startMCP(svc *httpd.Service, keys access.Backend, obs *observe.Observer, public string, proxies []netip.Prefix, serveErr chan<- error) (func(context.Context) error, error) {
 	if *mcpListen == "" {
 		return func(context.Context) error { return nil }, nil
 	}
 	tools, err := mcp.New(svc, mcp.Options{PublicURL: public, AllowedHosts: cliflag.List(*mcpAllowedHosts), AllowedOrigins: cliflag.List(*mcpAllowedOrigins),
-		TrustedProxies: proxies, AnonymousPerMinute: *mcpPerMinute,
-		Networks: func(n int64) access.NetworkCounter { return keys.NetworkLimiter("mcp", n) }})
+		TrustedProxies: proxies, AnonymousPerMinute: *mcpPerMinute, AnonymousRequestsPerMinute: *mcpRequestsPerMinute,
+		Networks: keys.NetworkLimiter, Observer: obs})
 	if err != nil {
 		return nil, err
 	}

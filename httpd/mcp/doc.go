@@ -15,6 +15,24 @@
 // metering: a tool returns exactly the body its REST route returns for the
 // same caller, as structuredContent.
 //
+// # Messages
+//
+// A POST carries one JSON-RPC message. The keeper reads it with the SDK's
+// own decoder before anyone acts on it, so that what is counted is what
+// the SDK runs, and hands the SDK the message re-encoded from that
+// reading (envelope.go). Refused as JSON-RPC errors with HTTP 400:
+// batches (MCP removed them in 2025-06-18, and a call is admitted per
+// request), a member named twice, ids that are neither strings nor
+// integers of at most 53 bits (the SDK would not echo them as sent), and
+// tools/call params that are not an object or arguments that are neither
+// an object nor null (null and absent arguments are read as {}). The SDK's
+// own plain-text refusals (an unknown method, a missing id) are rewritten
+// as JSON-RPC errors carrying the request's id, or as problems for a
+// request that is not a POST. A panic while the SDK handles a method is
+// recovered, logged at ERROR, counted in catalogue_mcp_panics_total and
+// answered as a JSON-RPC internal error: the SDK runs each request in a
+// goroutine of its own that nothing else recovers.
+//
 // # Access
 //
 // A key is checked on every HTTP request like on REST: unknown or
@@ -25,7 +43,9 @@
 // operation answered with a success. An apify key reaches the full
 // catalogue (raw integer ids, as on REST), a demo key the 40 demo cars.
 //
-// Without a key, tools/call is limited per network (HTTP 429) and answered
+// Without a key, requests of any kind are limited per network
+// (AnonymousRequestsPerMinute, HTTP 429 network-rate-limited), and
+// tools/call also by AnonymousPerMinute; a call is answered
 // from the demo set, with a note on how to reach the full catalogue. What
 // the demo tier does not reach gets, when payments are on, the x402
 // payment-required tool result; the call repeated with a PaymentPayload in

@@ -84,6 +84,9 @@ func (g *guard) hosts(next http.Handler) http.Handler {
 			writeProblem(w, http.StatusForbidden, "origin-refused", "The Host header "+quote(r.Host)+" is not one this server answers to.", nil)
 			return
 		}
+		// Host names are case-insensitive: the SDK's own loopback check is
+		// not, and answered LOCALHOST:1 with a plain-text 403.
+		r.Host = strings.ToLower(r.Host)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -147,6 +150,6 @@ func bodies(next http.Handler) http.Handler {
 
 func tooLarge(w http.ResponseWriter) {
 	w.Header().Set("Connection", "close") // do not read the rest of what was sent
-	writeProblem(w, http.StatusRequestEntityTooLarge, "Content Too Large",
+	writeProblem(w, http.StatusRequestEntityTooLarge, "content-too-large",
 		"The request body is larger than the "+strconv.Itoa(MaxBodyBytes>>10)+" KiB the MCP endpoint accepts.", nil)
 }

@@ -3,8 +3,6 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/netip"
@@ -12,8 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
@@ -31,14 +27,12 @@ import (
 type keeper struct {
 	svc       *httpd.Service
 	next      http.Handler
-	limiter   access.NetworkCounter
+	calls     access.NetworkCounter // keyless tool calls per network
+	requests  access.NetworkCounter // keyless requests of any kind per network
 	trusted   []netip.Prefix
 	now       func() time.Time
 	challenge string // WWW-Authenticate of a 401
 }
-
-// maxBody bounds a request body, as the SDK does by default.
-const maxBody = sdk.DefaultMaxRequestBodyBytes
 
 func (k *keeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key, sent, ok := credential(r.Header)
@@ -46,45 +40,60 @@ func (k *keeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		k.unauthorized(w, `The Authorization header must be "Bearer <API key>"; or send the key in X-Api-Key.`)
 		return
 	}
-	calls := 0
-	if r.Method == http.MethodPost {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-		if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
-			writeProblem(w, http.StatusRequestEntityTooLarge, "content-too-large", "The request body is larger than "+strconv.Itoa(maxBody)+" bytes.", nil)
-			return
-		} else if err != nil {
+	if !sent && !k.allow(w, r, k.requests, "Requests to the MCP endpoint") {
+		return
+	}
+	var env envelope
+	post := r.Method == http.MethodPost
+	if post {
+		body, err := io.ReadAll(r.Body) // bodies() has read and bounded it
+		if err != nil {
 			writeProblem(w, http.StatusBadRequest, "invalid-request", "The request body could not be read.", nil)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if calls = toolCalls(body); calls > 1 {
-			writeProblem(w, http.StatusBadRequest, "invalid-request", "A request may carry one tools/call; send the calls one by one.", nil)
+		msg, e, refused := readEnvelope(body)
+		if refused != nil {
+			writeRPCError(w, e, refused)
 			return
 		}
+		env = e
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(msg)), int64(len(msg))
 	}
+	pw := &plainErrors{ResponseWriter: w, env: env, post: post}
+	defer pw.finish()
 	if sent {
-		k.keyed(w, r, key, calls == 1)
+		k.keyed(pw, r, key, env.call)
 		return
 	}
-	if calls == 1 {
-		network := keyflow.Network(peer(r), r.Header.Values("X-Forwarded-For"), k.trusted)
-		ok, wait, err := k.limiter.Allow(network, k.now())
-		if err != nil {
-			writeProblem(w, http.StatusServiceUnavailable, "unavailable",
-				"The access store cannot be reached, so the call is refused rather than served uncounted. Retry after the Retry-After delay.",
-				http.Header{"Retry-After": {"2"}})
-			return
-		}
-		if !ok {
-			writeProblem(w, http.StatusTooManyRequests, "Too Many Requests",
-				"Tool calls without an API key are limited to "+strconv.FormatInt(k.limiter.Limit(), 10)+
-					" a minute per network, and this network has made them this minute. Retry after the Retry-After delay, or use an API key: see "+k.svc.UpgradeURL()+".",
-				http.Header{"Retry-After": {strconv.FormatInt(int64(wait/time.Second), 10)}})
+	if env.call {
+		if !k.allow(pw, r, k.calls, "Tool calls") {
 			return
 		}
 		r = r.WithContext(withTurn(r.Context(), &turn{}))
 	}
-	k.next.ServeHTTP(w, r)
+	k.next.ServeHTTP(pw, r)
+}
+
+// allow counts a keyless request of the caller's network in a per-minute
+// window, and answers 429 (or 503 when the window cannot be counted) when
+// it may not go on. what names what the window counts.
+func (k *keeper) allow(w http.ResponseWriter, r *http.Request, window access.NetworkCounter, what string) bool {
+	network := keyflow.Network(peer(r), r.Header.Values("X-Forwarded-For"), k.trusted)
+	ok, wait, err := window.Allow(network, k.now())
+	switch {
+	case err != nil:
+		writeProblem(w, http.StatusServiceUnavailable, "unavailable",
+			"The access store cannot be reached, so the request is refused rather than served uncounted. Retry after the Retry-After delay.",
+			http.Header{"Retry-After": {"2"}})
+		return false
+	case !ok:
+		writeProblem(w, http.StatusTooManyRequests, "network-rate-limited",
+			what+" without an API key are limited to "+strconv.FormatInt(window.Limit(), 10)+
+				" a minute per network, and this network has made them this minute. Retry after the Retry-After delay, or use an API key: see "+k.svc.UpgradeURL()+".",
+			http.Header{"Retry-After": {strconv.FormatInt(int64(wait/time.Second), 10)}})
+		return false
+	}
+	return true
 }
 
 // keyed serves a request that sent a key: checked like on REST, and for a
@@ -147,35 +156,6 @@ func credential(h http.Header) (key string, sent, ok bool) {
 		return "", true, false
 	}
 	return token, true, true
-}
-
-// toolCalls counts the tools/call requests of a JSON-RPC body, a message or
-// a batch. A body that is not JSON-RPC counts none: the transport refuses
-// it, and a tool handler refuses a call that was not admitted.
-func toolCalls(body []byte) int {
-	type message struct {
-		Method string `json:"method"`
-	}
-	body = bytes.TrimSpace(body)
-	var msgs []message
-	if len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &msgs) != nil {
-			return 0
-		}
-	} else {
-		var m message
-		if json.Unmarshal(body, &m) != nil {
-			return 0
-		}
-		msgs = append(msgs, m)
-	}
-	n := 0
-	for _, m := range msgs {
-		if m.Method == "tools/call" {
-			n++
-		}
-	}
-	return n
 }
 
 // peer returns the address of the connection's peer.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/observe"
 )
 
 // Paths the handler serves.
@@ -54,10 +55,19 @@ type Options struct {
 	// AnonymousPerMinute limits tools/call without a key per network (an
 	// IPv4 address or an IPv6 /64) per minute, paid or not. Default 60.
 	AnonymousPerMinute int64
-	// Networks counts those calls; nil counts them in this process
-	// (access.NewNetworkLimiter). With a shared access store, its
+	// AnonymousRequestsPerMinute limits requests of any kind without a key
+	// per network per minute (initialize, tools/list, ping and the calls
+	// themselves): what a keyless client may make the server answer.
+	// Default 10 times AnonymousPerMinute.
+	AnonymousRequestsPerMinute int64
+	// Networks returns the per-minute window of a scope ("mcp" for the
+	// calls, "mcp-requests" for all requests); nil counts them in this
+	// process (access.NewNetworkLimiter). With a shared access store, its
 	// NetworkLimiter, so that every replica counts them together.
-	Networks func(perMinute int64) access.NetworkCounter
+	Networks func(scope string, perMinute int64) access.NetworkCounter
+	// Observer counts what an operator must see of the MCP surface (a
+	// panic recovered); nil: a metric set of its own.
+	Observer *observe.Observer
 	// Now is the clock of the per-network limit. Default time.Now.
 	Now func() time.Time
 }
@@ -85,8 +95,17 @@ func (o *Options) setDefaults(svc *httpd.Service) (*url.URL, error) {
 	if o.AnonymousPerMinute == 0 {
 		o.AnonymousPerMinute = 60
 	}
-	if o.AnonymousPerMinute < 0 {
-		return nil, errors.New("mcp: the per-network limit must not be negative")
+	if o.AnonymousRequestsPerMinute == 0 {
+		o.AnonymousRequestsPerMinute = 10 * o.AnonymousPerMinute
+	}
+	if o.AnonymousPerMinute < 0 || o.AnonymousRequestsPerMinute < 0 {
+		return nil, errors.New("mcp: the per-network limits must not be negative")
+	}
+	if o.Networks == nil {
+		o.Networks = func(_ string, perMinute int64) access.NetworkCounter { return access.NewNetworkLimiter(perMinute) }
+	}
+	if o.Observer == nil {
+		o.Observer = observe.New(observe.Options{})
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -105,6 +124,7 @@ func New(svc *httpd.Service, opts Options) (http.Handler, error) {
 	}
 	server := sdk.NewServer(&sdk.Implementation{Name: "vehicle-catalogue", Title: "Vehicle specification catalogue", Version: Version},
 		&sdk.ServerOptions{Instructions: instructions(svc)})
+	server.AddReceivingMiddleware(recovering(opts.Observer.Counter("catalogue_mcp_panics_total")))
 	if err := addTools(server, svc); err != nil {
 		return nil, err
 	}
@@ -118,8 +138,10 @@ func New(svc *httpd.Service, opts Options) (http.Handler, error) {
 		DisableLocalhostProtection: !g.loopbackOnly(),
 	})
 	k := &keeper{
-		svc: svc, next: transport, limiter: networks(opts),
-		trusted: opts.TrustedProxies, now: opts.Now, challenge: challenge(metadataURL(pub)),
+		svc: svc, next: transport,
+		calls:    opts.Networks("mcp", opts.AnonymousPerMinute),
+		requests: opts.Networks("mcp-requests", opts.AnonymousRequestsPerMinute),
+		trusted:  opts.TrustedProxies, now: opts.Now, challenge: challenge(metadataURL(pub)),
 	}
 	mux := http.NewServeMux()
 	mux.Handle(Path, g.origins(k))
@@ -151,12 +173,4 @@ func hostName(hostport string) string {
 		return strings.ToLower(h)
 	}
 	return strings.ToLower(strings.Trim(hostport, "[]"))
-}
-
-// networks returns the limiter of anonymous tool calls of opts.
-func networks(opts Options) access.NetworkCounter {
-	if opts.Networks != nil {
-		return opts.Networks(opts.AnonymousPerMinute)
-	}
-	return access.NewNetworkLimiter(opts.AnonymousPerMinute)
 }
