@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/vspec/catalogue/httpd/ratelog"
@@ -96,6 +98,14 @@ func (g *Gate) Settle(ctx context.Context, p *Payment, deadline time.Time, sale 
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(g.cfg.MaxTimeout, wait))
 	go func() {
 		defer cancel()
+		// A panic in the facilitator's client would end the process from
+		// this goroutine: it is a failed settlement with no clear outcome.
+		defer func() {
+			if v := recover(); v != nil {
+				slog.Error("BUG: panic while settling a payment", "payer", p.Payer, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				done <- result{err: fmt.Errorf("%w: the settlement failed inside this server: %v", ErrFacilitator, v)}
+			}
+		}()
 		r, err := g.cfg.Facilitator.Settle(sctx, p.Payload, p.Requirements)
 		done <- result{r, err}
 	}()

@@ -216,3 +216,27 @@ func TestSettleLateAnswerResolves(t *testing.T) {
 		t.Fatalf("record after the late answer %+v (%d calls)", r, calls.Load())
 	}
 }
+
+// panickingFacilitator verifies through a real facilitator and panics in
+// Settle: a bug in a facilitator client.
+type panickingFacilitator struct{ x402.Facilitator }
+
+func (panickingFacilitator) Settle(context.Context, *x402.PaymentPayload, x402.Requirements) (x402.SettlementResponse, error) {
+	var m map[string]int
+	m["settled"]++ // a nil-map write, as in issue 35's crash
+	return x402.SettlementResponse{}, nil
+}
+
+// A panic while settling runs in a goroutine of Settle's own: it once
+// would have ended the process. It is an unknown outcome, recorded.
+func TestSettlePanicIsUnknown(t *testing.T) {
+	srv := settleServer(t, func(w http.ResponseWriter, r *http.Request) {})
+	fx, pay := verified(t, panickingFacilitator{&x402.HTTPFacilitator{URL: srv.URL}}, 5*time.Second)
+	s := fx.gate.Settle(context.Background(), pay, time.Time{}, sale)
+	if s.Outcome != x402.Unknown || !errors.Is(s.Err, x402.ErrFacilitator) || !strings.Contains(s.Err.Error(), "nil map") {
+		t.Fatalf("%+v", s)
+	}
+	if recs, err := fx.store.Records(false); err != nil || len(recs) != 1 {
+		t.Errorf("records %+v %v", recs, err)
+	}
+}
