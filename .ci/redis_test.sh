@@ -11,6 +11,7 @@
 # directory. .ci/run installs redis-server first (Debian's package; its
 # service is not needed).
 set -euo pipefail
+export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}" # go.mod needs Go 1.27.3; the go command fetches it from the module proxy
 cd "$(dirname "$0")/.."
 command -v redis-server >/dev/null || { echo "redis-server is not installed (apt-get install -y redis-server)"; exit 1; }
 redis-server --version

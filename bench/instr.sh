@@ -9,7 +9,7 @@
 #   REPEAT=2 PROFILES=1 ROUTES=search bench/instr.sh   # each count twice; keep the profiles for callgrind_annotate
 #
 # Each commit is checked out detached under OUT (/tmp/instr) and its httpd test
-# binary built there with the local Go toolchain (GOTOOLCHAIN=local, so only the
+# binary built there with one Go toolchain (GOTOOLCHAIN=go1.27.3, so only the
 # code differs); commits older than 3ea07dd get that commit's benchmark file
 # (the loop on a locked OS thread between two threadCPU calls, see below). Each
 # route runs twice, with -test.benchtime N1x (50) and N2x, under
@@ -84,7 +84,7 @@ build() {
 	if ! grep -q LockOSThread "$src/httpd/handler_timing_test.go"; then
 		git -C "$root" show 3ea07dd:httpd/handler_timing_test.go >"$src/httpd/handler_timing_test.go"
 	fi
-	(cd "$src" && GOTOOLCHAIN=local go test -c -o "$OUT/$sha.test" ./httpd/)
+	(cd "$src" && GOTOOLCHAIN=go1.27.3 go test -c -o "$OUT/$sha.test" ./httpd/)
 	git -C "$root" worktree remove --force "$src"
 }
 

@@ -6,7 +6,7 @@
 #   .ci/image/check.sh
 #
 # 1. Build: buildah builds cmd/catalogued/Containerfile, both stages, with
-#    GO_IMAGE set to a local stand-in for golang:1.26-bookworm (busybox, the
+#    GO_IMAGE set to a local stand-in for golang:1.27-bookworm (busybox, the
 #    CA bundle, the official image's Go environment and this machine's Go
 #    toolchain mounted at /usr/local/go), so nothing is pulled. Storage is
 #    private to the check (vfs driver, in a temporary directory) and removed
@@ -73,7 +73,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# 1. Build. The stand-in for golang:1.26-bookworm: busybox for the shell
+# 1. Build. The stand-in for golang:1.27-bookworm: busybox for the shell
 # and the tools image-rootfs.sh uses, root's passwd entry (HOME=/root, as
 # in the Debian image), the CA bundle, and the official image's Go
 # environment; the toolchain itself is mounted from this machine at the

@@ -7,6 +7,7 @@
 # everything in a temporary directory on free ports; a run takes 35-80 s
 # on the 2-core development machine, and -timeout stops a hung one.
 set -euo pipefail
+export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}" # go.mod needs Go 1.27.3; the go command fetches it from the module proxy
 cd "$(dirname "$0")/../.."
 for cmd in redis-server haproxy; do
   command -v "$cmd" >/dev/null || { echo "$cmd is not installed (apt-get install -y redis-server haproxy)"; exit 1; }

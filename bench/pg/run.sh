@@ -33,6 +33,7 @@
 # lets PostgreSQL JIT-compile the costly search plans), SCALE (1; a smaller
 # catalogue for a quick trial of the script, not comparable).
 set -euo pipefail
+export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}" # go.mod needs Go 1.27.3; the go command fetches it from the module proxy
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"

@@ -20,7 +20,8 @@ var safe = func() (t [utf8.RuneSelf]bool) {
 }()
 
 // AppendString appends s as a quoted JSON string. Invalid UTF-8 becomes
-// U+FFFD; '<', '>' and '&' are kept as they are (responses are JSON, never
+// U+FFFD, written as the character itself (not escaped), byte for byte what
+// encoding/json and log/slog write; '<', '>' and '&' are kept as they are (responses are JSON, never
 // HTML); U+2028 and U+2029 are escaped so the output is also valid JavaScript.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
@@ -51,7 +52,7 @@ func AppendString(dst []byte, s string) []byte {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
+			dst = append(dst, "\uFFFD"...) // as encoding/json and slog write it since Go 1.27
 			i += size
 			start = i
 			continue

@@ -1,7 +1,9 @@
 package jsonenc
 
 import (
+	"bytes"
 	"encoding/json"
+	"log/slog"
 	"testing"
 )
 
@@ -23,7 +25,7 @@ func TestAppendString(t *testing.T) {
 	f("a\nb\tc\x01", `"a\nb\tc\u0001"`)
 	f("<b>&", `"<b>&"`)
 	f("\u2028", `"\u2028"`)
-	f("bad\xffbyte", `"bad\ufffdbyte"`)
+	f("bad\xffbyte", "\"bad\uFFFDbyte\"")
 	f("Фолксваген", `"Фолксваген"`)
 }
 
@@ -47,9 +49,23 @@ func TestAppendScaled(t *testing.T) {
 func FuzzAppendString(f *testing.F) {
 	f.Add("Citroën \"DS\" \\ \n")
 	f.Fuzz(func(t *testing.T, s string) {
+		got := AppendString(nil, s)
 		var back string
-		if err := json.Unmarshal(AppendString(nil, s), &back); err != nil {
+		if err := json.Unmarshal(got, &back); err != nil {
 			t.Fatalf("%q: %v", s, err)
+		}
+		// Byte for byte what log/slog's JSON handler writes (the access
+		// log is rendered with it and must read as slog's).
+		var out bytes.Buffer
+		slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.MessageKey {
+				return slog.Attr{}
+			}
+			return a
+		}})).Info("", "k", s)
+		want := bytes.TrimSuffix(bytes.TrimPrefix(out.Bytes(), []byte(`{"k":`)), []byte("}\n"))
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%q: %s, slog writes %s", s, got, want)
 		}
 	})
 }

@@ -42,6 +42,14 @@ func TestSipHashVector(t *testing.T) {
 	if k.sum64(m8[:]) != k.sum64Uint64(0x0807060504030201) {
 		t.Error("sum64Uint64 disagrees with sum64")
 	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 1000; i++ {
+		k, m := sipKey{r.Uint64(), r.Uint64()}, r.Uint64()
+		binary.LittleEndian.PutUint64(m8[:], m)
+		if k.sum64(m8[:]) != k.sum64Uint64(m) {
+			t.Fatalf("key %x, message %x: sum64Uint64 disagrees with sum64", k, m)
+		}
+	}
 }
 
 func TestPermutationIsBijective(t *testing.T) {

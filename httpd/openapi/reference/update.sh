@@ -8,6 +8,7 @@
 # .ci/docs_check.sh before committing: a new major version may need other
 # options in the page (httpd/openapi/docs.go).
 set -euo pipefail
+export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}" # go.mod needs Go 1.27.3; the go command fetches it from the module proxy
 version=${1:?usage: update.sh VERSION (see: npm view redoc versions)}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)

@@ -17,6 +17,7 @@
 # 5433), PGBIN (default: the newest /usr/lib/postgresql/*/bin, preferring 15).
 # PostgreSQL is installed with apt-get only when no server binaries are found.
 set -euo pipefail
+export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}" # go.mod needs Go 1.27.3; the go command fetches it from the module proxy
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
