@@ -35,16 +35,23 @@ func requestConfig(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	if h.ContentLength() == -1 && hasField(h.RawHeaders(), fieldContentLength) {
 		h.SetConnectionClose()
 	}
-	if h.IsPost() {
-		path := h.RequestURI()
-		if i := bytes.IndexByte(path, '?'); i >= 0 {
-			path = path[:i]
-		}
-		if bytes.Equal(path, pathKeyRequest) || bytes.Equal(path, pathKeyRequestAlias) {
-			return fasthttp.RequestConfig{MaxRequestBodySize: KeyRequestBodyBytes}
-		}
+	if isKeyRequest(h) {
+		return fasthttp.RequestConfig{MaxRequestBodySize: KeyRequestBodyBytes}
 	}
 	return fasthttp.RequestConfig{MaxRequestBodySize: 1}
+}
+
+// isKeyRequest reports whether h is the head of a key request, the one
+// request with a body.
+func isKeyRequest(h *fasthttp.RequestHeader) bool {
+	if !h.IsPost() {
+		return false
+	}
+	path := h.RequestURI()
+	if i := bytes.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	return bytes.Equal(path, pathKeyRequest) || bytes.Equal(path, pathKeyRequestAlias)
 }
 
 var (
@@ -118,7 +125,7 @@ func parseError(ctx *fasthttp.RequestCtx, obs *observe.Observer, err error) {
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		detail := "This request takes no body."
-		if ctx.Request.Header.IsPost() {
+		if isKeyRequest(&ctx.Request.Header) {
 			detail = "The body is larger than the " + strconv.Itoa(KeyRequestBodyBytes>>10) + " KiB this endpoint accepts."
 		}
 		writeProblem(ctx, obs, errorf(fasthttp.StatusRequestEntityTooLarge, detail))

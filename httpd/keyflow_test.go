@@ -37,7 +37,7 @@ type flowEnv struct {
 	mailLog *httpdtest.LockedBuffer // what the flow logged of mail failures
 }
 
-func newFlowEnv(t *testing.T) *flowEnv {
+func newFlowEnv(t *testing.T, mod ...func(*keyflow.Config)) *flowEnv {
 	smtp := flowtest.StartSMTP(t)
 	smtp.Username, smtp.Password = "relay-user", "relay-pass"
 	dns := flowtest.StartDNS(t, map[string]flowtest.Records{
@@ -56,21 +56,30 @@ func newFlowEnv(t *testing.T) *flowEnv {
 	fe := &flowEnv{smtp: smtp, mailLog: &httpdtest.LockedBuffer{}}
 	fe.now.Store(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC).UnixNano())
 	clock := func() time.Time { return time.Unix(0, fe.now.Load()) }
-	var flow *keyflow.Flow
 	fe.env = newEnv(t, func(o *httpd.Options) {
-		flow = keyflow.New(keyflow.Config{
-			Keys: o.Keys, Disposable: disposable, Resolver: keyflow.NewResolver(dns.Addr),
+		cfg := keyflow.Config{
+			Keys: o.Keys, Disposable: disposable, DNSServer: dns.Addr,
 			Mailer:  &mail.SMTP{Addr: smtp.Addr, Username: "relay-user", Password: "relay-pass", StartTLS: "opportunistic"},
 			BaseURL: "https://api.example.org/v1", UpgradeURL: "https://upgrade.example/", From: "Catalogue API <keys@vspec.example>",
 			Now: clock, Log: ratelog.New(log.New(fe.mailLog, "", 0), time.Minute),
-		})
-		o.KeyFlow = flow
+		}
+		for _, f := range mod {
+			f(&cfg)
+		}
+		o.KeyFlow = keyflow.New(cfg)
 		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 	})
 	return fe
 }
 
 func (fe *flowEnv) advance(d time.Duration) { fe.now.Add(int64(d)) }
+
+// confirm confirms an activation link, as its page's button or an API
+// client does: POST to the link, no body.
+func (fe *flowEnv) confirm(token string, headers ...string) resp {
+	fe.t.Helper()
+	return fe.do("POST", "/v1/keys/demo/verify?t="+token, "", headers...)
+}
 
 func body(email string, mod ...func(m map[string]any)) string {
 	m := map[string]any{"email": email, "name": "Ada Lindqvist", "company": "Garage Lindqvist AB", "website": "https://garage-lindqvist.se",
@@ -123,9 +132,20 @@ func TestKeyFlow(t *testing.T) {
 		t.Fatalf("activation mail %+v", msgs)
 	}
 	token := fe.lastLink(t, "ada@garage-lindqvist.se")
-	v := fe.get("/v1/keys/demo/verify?t="+token, "")
+	// Opening the link shows the request and how to confirm it.
+	opened := fe.get("/v1/keys/demo/verify?t="+token, "")
+	if opened.status != 200 || opened.header["Cache-Control"] != "no-store" {
+		t.Fatalf("open: %d %s", opened.status, opened.body)
+	}
+	pending := opened.json(t)["data"].(map[string]any)
+	confirm, _ := pending["confirm"].(map[string]any)
+	if pending["status"] != "pending" || pending["email"] != "ada@garage-lindqvist.se" || str(pending, "expires_at") != "2026-11-23T09:00:00Z" ||
+		str(confirm, "method") != "POST" || str(confirm, "href") != "https://api.example.org/v1/keys/demo/verify?t="+token || bytes.Contains(opened.body, []byte("vsc_demo_")) {
+		t.Fatalf("the opened link: %s", opened.body)
+	}
+	v := fe.confirm(token)
 	if v.status != 200 || v.header["Cache-Control"] != "no-store" {
-		t.Fatalf("verify: %d %s", v.status, v.body)
+		t.Fatalf("confirm: %d %s", v.status, v.body)
 	}
 	issued := v.json(t)["data"].(map[string]any)
 	key := str(issued, "api_key")
@@ -147,7 +167,9 @@ func TestKeyFlow(t *testing.T) {
 	}
 	// The link works once; the address gets one key.
 	// A used link says the key was issued to that address, not "request a
-	// new one" (a new request would say it was issued anyway).
+	// new one" (a new request would say it was issued anyway), whether it
+	// is opened or confirmed again.
+	fe.problem(fe.confirm(token), 409, "already used: the demo key of ada@garage-lindqvist.se was issued")
 	fe.problem(fe.get("/v1/keys/demo/verify?t="+token, ""), 409, "already used: the demo key of ada@garage-lindqvist.se was issued")
 	fe.problem(fe.post("/v1/keys/demo", body("ADA@garage-lindqvist.se"), "203.0.113.6"), 409, "cannot be resent")
 	fe.problem(fe.post("/v1/keys", body("ada@garage-lindqvist.se"), "203.0.113.7"), 409, "cannot be resent")
@@ -161,22 +183,28 @@ func TestKeyFlowLinkExpires(t *testing.T) {
 	token := fe.lastLink(t, "fleet@fleet.mobility.co.uk")
 	fe.advance(72*time.Hour + time.Second)
 	fe.problem(fe.get("/v1/keys/demo/verify?t="+token, ""), 409, "expired")
+	fe.problem(fe.confirm(token), 409, "expired")
 	// A fresh request gives a fresh link that works.
 	if r := fe.post("/v1/keys/demo", body("fleet@fleet.mobility.co.uk"), "198.51.100.1"); r.status != 202 {
 		t.Fatalf("second request: %d %s", r.status, r.body)
 	}
-	if v := fe.get("/v1/keys/demo/verify?t="+fe.lastLink(t, "fleet@fleet.mobility.co.uk"), ""); v.status != 200 {
+	if v := fe.confirm(fe.lastLink(t, "fleet@fleet.mobility.co.uk")); v.status != 200 {
 		t.Errorf("a fresh link: %d %s", v.status, v.body)
 	}
 }
 
-// TestKeyFlowConcurrentVerify clicks one link 24 times at once: exactly one
-// key is minted.
+// TestKeyFlowConcurrentVerify: a link opened 24 times at once (scanners,
+// GET and HEAD) issues nothing; confirmed 24 times at once, it mints
+// exactly one key.
 func TestKeyFlowConcurrentVerify(t *testing.T) {
 	fe := newFlowEnv(t)
 	fe.post("/v1/keys/demo", body("ada@garage-lindqvist.se"), "203.0.113.5")
 	token := fe.lastLink(t, "ada@garage-lindqvist.se")
-	statuses := concurrently(t, 24, 1, func() resp { return fe.get("/v1/keys/demo/verify?t="+token, "") }, 200, 409)
+	var n atomic.Int32
+	opened := concurrently(t, 24, 1, func() resp {
+		return fe.do([]string{"GET", "HEAD"}[n.Add(1)%2], "/v1/keys/demo/verify?t="+token, "")
+	}, 200)
+	statuses := concurrently(t, 24, 1, func() resp { return fe.confirm(token) }, 200, 409)
 	demoKeys := 0
 	list, _ := fe.keys.List()
 	for _, k := range list {
@@ -184,9 +212,44 @@ func TestKeyFlowConcurrentVerify(t *testing.T) {
 			demoKeys++
 		}
 	}
-	if minted, refused := statuses[200], statuses[409]; minted != 1 || refused != 23 || demoKeys != 1 {
-		t.Errorf("%d minted, %d refused, %d keys stored for the address", minted, refused, demoKeys)
+	if minted, refused := statuses[200], statuses[409]; opened[200] != 24 || minted != 1 || refused != 23 || demoKeys != 1 {
+		t.Errorf("%d of 24 openings answered, %d minted, %d refused, %d keys stored for the address", opened[200], minted, refused, demoKeys)
 	}
+}
+
+// TestActivationSurvivesScanners: what a mail scanner does with a link (a
+// HEAD, GETs without cookies, a browser-like GET) uses nothing up; the
+// person's confirmation then gets the key, and a double click of the
+// button gets the key once and a page naming the address.
+func TestActivationSurvivesScanners(t *testing.T) {
+	fe := newFlowEnv(t)
+	fe.post("/v1/keys/demo", body("ada@garage-lindqvist.se"), "203.0.113.5")
+	token := fe.lastLink(t, "ada@garage-lindqvist.se")
+	link := "/v1/keys/demo/verify?t=" + token
+	if h := fe.do("HEAD", link, ""); h.status != 200 || len(h.body) != 0 {
+		t.Fatalf("HEAD of the link: %d %q", h.status, h.body)
+	}
+	for range 3 { // no Cookie header: nothing is remembered between requests
+		if r := fe.get(link, "", "Accept", "*/*"); r.status != 200 || bytes.Contains(r.body, []byte("vsc_demo_")) {
+			t.Fatalf("a scanner's GET: %d %s", r.status, r.body)
+		}
+	}
+	browser := "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	if r := fe.get(link, "", "Accept", browser); r.status != 200 || bytes.Contains(r.body, []byte("vsc_demo_")) {
+		t.Fatalf("a scanner's browser-like GET: %d %s", r.status, r.body)
+	}
+	if n := len(fe.smtp.Messages()); n != 1 {
+		t.Fatalf("%d messages after the openings, want the link's only", n)
+	}
+	first := fe.confirm(token, "Accept", browser, "Content-Type", "application/x-www-form-urlencoded")
+	second := fe.confirm(token, "Accept", browser, "Content-Type", "application/x-www-form-urlencoded")
+	if first.status != 200 || !regexp.MustCompile(`vsc_demo_[0-9a-f]{48}`).Match(first.body) {
+		t.Fatalf("the confirmation: %d %s", first.status, first.body)
+	}
+	if second.status != 409 || !bytes.Contains(second.body, []byte("ada@garage-lindqvist.se")) || bytes.Contains(second.body, []byte("vsc_demo_")) {
+		t.Errorf("the double click's second POST: %d %s", second.status, second.body)
+	}
+	fe.problem(fe.confirm(token, "X-Test-Body", "t"), 413, "takes no body")
 }
 
 func TestKeyFlowDomains(t *testing.T) {
@@ -211,7 +274,8 @@ func TestKeyFlowDomains(t *testing.T) {
 		fe.problem(fe.post("/v1/keys/demo", body(email), "192.0.2.77"), 422, want)
 	}
 	r := fe.post("/v1/keys/demo", body("x@broken-resolver.org"), "192.0.2.78")
-	fe.problem(r, 503, "could not be checked")
+	fe.problem(r, 503, "Could not confirm that broken-resolver.org accepts mail: the resolver at 127.0.0.1:")
+	fe.problem(r, 503, "did not answer (server misbehaving)")
 	if r.header["Retry-After"] == "" {
 		t.Error("503 without Retry-After")
 	}
@@ -399,7 +463,7 @@ func TestKeyMailCarriesOnlyTheAddress(t *testing.T) {
 		t.Fatalf("request: %d %s", r.status, r.body)
 	}
 	token := fe.lastLink(t, "ada@garage-lindqvist.se")
-	if v := fe.get("/v1/keys/demo/verify?t="+token, ""); v.status != 200 {
+	if v := fe.confirm(token); v.status != 200 {
 		t.Fatalf("verify: %d %s", v.status, v.body)
 	}
 	msgs := fe.smtp.Messages()
@@ -457,7 +521,7 @@ func TestKeyFlowAddresses(t *testing.T) {
 	if r.status != 202 || !strings.Contains(string(r.body), "ada@xn--bcher-kva.de") {
 		t.Fatalf("an internationalised domain: %d %s", r.status, r.body)
 	}
-	v := fe.get("/v1/keys/demo/verify?t="+fe.lastLink(t, "ada@xn--bcher-kva.de"), "")
+	v := fe.confirm(fe.lastLink(t, "ada@xn--bcher-kva.de"))
 	if v.status != 200 {
 		t.Fatalf("verify: %d %s", v.status, v.body)
 	}
@@ -491,7 +555,7 @@ func TestKeyFlowMailOutage(t *testing.T) {
 	if r.status != 202 {
 		t.Fatalf("after the outage: %d %s", r.status, r.body)
 	}
-	if v := fe.get("/v1/keys/demo/verify?t="+fe.lastLink(t, "ada@garage-lindqvist.se"), ""); v.status != 200 {
+	if v := fe.confirm(fe.lastLink(t, "ada@garage-lindqvist.se")); v.status != 200 {
 		t.Fatalf("verify after the outage: %d %s", v.status, v.body)
 	}
 	// The allowance is intact (four more) and still enforced.
@@ -553,8 +617,9 @@ func TestPaidLimitForwardedForLines(t *testing.T) {
 	}
 }
 
-// TestActivationInBrowser: a person opening the link gets a page with the
-// key; opening it again, a page saying the key was issued to the address.
+// TestActivationInBrowser: a person opening the link gets a page showing
+// the request and a button, and no key; pressing it, a page with the key;
+// opening the link again, a page saying the key was issued to the address.
 func TestActivationInBrowser(t *testing.T) {
 	fe := newFlowEnv(t)
 	if r := fe.post("/v1/keys/demo", body("ada@garage-lindqvist.se"), "203.0.113.5"); r.status != 202 {
@@ -563,12 +628,44 @@ func TestActivationInBrowser(t *testing.T) {
 	token := fe.lastLink(t, "ada@garage-lindqvist.se")
 	browser := "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 	r := fe.get("/v1/keys/demo/verify?t="+token, "", "Accept", browser)
+	form := `<form method="post" action="?t=` + token + `"><button type="submit">`
+	if r.status != 200 || !strings.HasPrefix(r.header["Content-Type"], "text/html") || !bytes.Contains(r.body, []byte(form)) ||
+		!bytes.Contains(r.body, []byte("ada@garage-lindqvist.se")) || bytes.Contains(r.body, []byte("vsc_demo_")) || bytes.Contains(r.body, []byte("<script")) {
+		t.Fatalf("the activation page: %d %s\n%s", r.status, r.header["Content-Type"], r.body)
+	}
+	r = fe.confirm(token, "Accept", browser, "Content-Type", "application/x-www-form-urlencoded")
 	if r.status != 200 || !strings.HasPrefix(r.header["Content-Type"], "text/html") || !regexp.MustCompile(`vsc_demo_[0-9a-f]{48}`).Match(r.body) ||
 		bytes.Contains(r.body, []byte("<script")) {
-		t.Fatalf("the activation page: %d %s\n%s", r.status, r.header["Content-Type"], r.body)
+		t.Fatalf("the page after the button: %d %s\n%s", r.status, r.header["Content-Type"], r.body)
 	}
 	r = fe.get("/v1/keys/demo/verify?t="+token, "", "Accept", browser)
 	if r.status != 409 || !strings.HasPrefix(r.header["Content-Type"], "text/html") || !bytes.Contains(r.body, []byte("ada@garage-lindqvist.se")) {
 		t.Errorf("the used link in a browser: %d %s\n%s", r.status, r.header["Content-Type"], r.body)
 	}
+}
+
+// TestKeyFlowResolverDeniesAll: a resolver that says no domain exists,
+// the root zone included (a machine without DNS), is our failure, a 503
+// naming it, never a 422 blaming the mail domain; local mode (-dev) skips
+// the check and prints the activation link.
+func TestKeyFlowResolverDeniesAll(t *testing.T) {
+	denied := flowtest.StartDeniedDNS(t)
+	fe := newFlowEnv(t, func(c *keyflow.Config) { c.DNSServer = denied.Addr })
+	r := fe.post("/v1/keys/demo", body("dev@gmail.com"), "192.0.2.90")
+	fe.problem(r, 503, "Could not confirm that gmail.com accepts mail: the resolver at "+denied.Addr+" did not answer")
+	if r.header["Retry-After"] == "" || len(fe.smtp.Messages()) != 0 {
+		t.Errorf("Retry-After %q, %d messages", r.header["Retry-After"], len(fe.smtp.Messages()))
+	}
+	console := &httpdtest.LockedBuffer{}
+	dev := newFlowEnv(t, func(c *keyflow.Config) { c.DNSServer, c.Dev, c.Console = denied.Addr, true, console })
+	if r := dev.post("/v1/keys/demo", body("dev@gmail.com"), "192.0.2.91"); r.status != 202 {
+		t.Fatalf("local mode: %d %s", r.status, r.body)
+	}
+	token := dev.lastLink(t, "dev@gmail.com")
+	if !strings.Contains(console.String(), "https://api.example.org/v1/keys/demo/verify?t="+token) ||
+		!strings.Contains(console.String(), "curl -s -X POST 'https://api.example.org/v1/keys/demo/verify?t="+token+"'") {
+		t.Errorf("local mode printed:\n%s", console.String())
+	}
+	// The address rules still hold in local mode.
+	dev.problem(dev.post("/v1/keys/demo", body("x@mailinator.com"), "192.0.2.92"), 422, "disposable")
 }

@@ -31,32 +31,62 @@ func (s *Service) keyRequest(ctx *fasthttp.RequestCtx) {
 	s.sendFlow(ctx, "request", fasthttp.StatusAccepted, res, p)
 }
 
-// keyVerify answers GET /v1/keys/demo/verify?t=: the key, shown once.
+// keyVerify answers GET and HEAD of /v1/keys/demo/verify?t=: the request
+// the link activates and how to confirm it, never the key, since mail
+// scanners open links before people do. A browser gets a page with the
+// confirming button.
 func (s *Service) keyVerify(ctx *fasthttp.RequestCtx) {
-	if s.opts.KeyFlow == nil {
-		s.problem(ctx, unavailable(0, "Demo keys cannot be issued on this server."))
+	token, ok := s.activationToken(ctx)
+	if !ok {
 		return
 	}
-	var p Params
-	if err := parse(verifyParams, &p, ctx.QueryArgs(), false, nil); err != nil {
-		s.problem(ctx, err)
+	res, problem := s.opts.KeyFlow.Pending(token)
+	if wantsHTML(ctx) {
+		countFlow(s.obs, "link_opened", fasthttp.StatusOK, problem)
+		sendKeyPage(ctx, keyPageData{Pending: &res, Token: token}, problem)
+		return
+	}
+	s.sendFlow(ctx, "link_opened", fasthttp.StatusOK, res, problem)
+}
+
+// keyConfirm answers POST /v1/keys/demo/verify?t=, the confirmation (the
+// page's button, or an API client's one step): the key, shown once.
+func (s *Service) keyConfirm(ctx *fasthttp.RequestCtx) {
+	token, ok := s.activationToken(ctx)
+	if !ok {
 		return
 	}
 	covers := "the 40 cars of the demo set"
 	if d := s.view.Load().demo; d != nil {
 		covers = d.set
 	}
-	res, problem := s.opts.KeyFlow.Verify(string(p.Token), covers)
-	if wantsHTML(ctx) { // a person opened the link in a browser
+	res, problem := s.opts.KeyFlow.Redeem(token, covers)
+	if wantsHTML(ctx) { // a person pressed the page's button
 		countFlow(s.obs, "activation", fasthttp.StatusOK, problem)
-		if problem != nil {
-			sendKeyPage(ctx, problem.Status, nil, flowError(problem))
-		} else {
-			sendKeyPage(ctx, fasthttp.StatusOK, &res, nil)
-		}
+		sendKeyPage(ctx, keyPageData{Key: &res}, problem)
 		return
 	}
 	s.sendFlow(ctx, "activation", fasthttp.StatusOK, res, problem)
+}
+
+// activationToken reads the t of an activation link's request, or answers
+// the request with its problem and returns false.
+func (s *Service) activationToken(ctx *fasthttp.RequestCtx) (string, bool) {
+	var p Params
+	var e *Error
+	switch {
+	case s.opts.KeyFlow == nil:
+		e = unavailable(0, "Demo keys cannot be issued on this server.")
+	case len(ctx.Request.Body()) > 0:
+		e = errorf(fasthttp.StatusRequestEntityTooLarge, "This request takes no body: the token is the link's t parameter.")
+	default:
+		e = parse(verifyParams, &p, ctx.QueryArgs(), false, nil)
+	}
+	if e != nil {
+		s.problem(ctx, e)
+		return "", false
+	}
+	return string(p.Token), true
 }
 
 // sendFlow sends a key flow's answer with status, or its problem, and

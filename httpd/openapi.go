@@ -76,12 +76,14 @@ func (s *Service) describe(v *view) *described {
 	sample(opExport, "", "")
 	sample(opDemo, "", "")
 	samples["verifyDemoKey"] = "/keys/demo/verify?t=$TOKEN"
+	samples["confirmDemoKey"] = "/keys/demo/verify?t=$TOKEN"
 	if v.demo != nil {
 		ex[openapi.ExDemoSet] = v.demo.setBody[c.English()].body
 	}
 	meta := `"meta":{"last_synced_at":"` + string(v.synced) + `","locale":"en","units":"metric"}`
 	ex[openapi.ExUsage] = json.RawMessage(`{"data":{"plan":"apify","quota":100000,"used":1284,"resets_at":"2026-12-01T00:00:00Z"},` + meta + `}`)
-	ex[openapi.ExVerification] = json.RawMessage(`{"data":{"status":"verification_sent","note":"An activation link was mailed to ada@garage-lindqvist.se. It works once and expires in 3 days. No key exists until it is opened."},` + meta + `}`)
+	ex[openapi.ExVerification] = json.RawMessage(`{"data":{"status":"verification_sent","note":"An activation link was mailed to ada@garage-lindqvist.se. It expires in 3 days; the key is issued when the link is confirmed (opening it shows a button; POST to the link confirms it at once), once. No key exists until then."},` + meta + `}`)
+	ex[openapi.ExPendingKey] = json.RawMessage(`{"data":{"status":"pending","email":"ada@garage-lindqvist.se","requested_at":"2026-11-20T09:00:00Z","expires_at":"2026-11-23T09:00:00Z","confirm":{"method":"POST","href":"https://api.example.org/v1/keys/demo/verify?t=` + strings.Repeat("0", 48) + `"},"note":"Opening this link issues nothing. POST to confirm.href (the page's Activate button does) to issue the demo key of ada@garage-lindqvist.se: it is shown once, in that answer, and mailed."},` + meta + `}`)
 	ex[openapi.ExIssuedKey] = json.RawMessage(`{"data":{"api_key":"vsc_demo_` + strings.Repeat("0", 48) + `","plan":"demo","covers":"40 cars: …","full_catalogue":"` + s.opts.UpgradeURL + `","start_here":"https://api.example.org/v1/demo","note":"This key is shown once and only its hash is stored."},` + meta + `}`)
 	ex[openapi.ExDemoKeyRequest] = json.RawMessage(`{"email":"ada@garage-lindqvist.se","name":"Ada Lindqvist","company":"Garage Lindqvist AB","website":"https://garage-lindqvist.se","role":"Developer","use_case":"Spec sheets on our used-car listings, in Swedish and English.","accept_tos":true}`)
 

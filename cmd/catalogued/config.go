@@ -252,6 +252,9 @@ func parseConfig(fs *flag.FlagSet) (*config, []error) {
 	if _, err := netmail.ParseAddress(*mailFrom); err != nil {
 		bad("mail.from", "want a sender address like keys@example.com or Name <keys@example.com> (%v)", err)
 	}
+	if *devMode && *mailSMTP != "" {
+		bad("mail.smtp", "want it empty with -dev (%s): local mode writes key emails to -mail.outbox and prints the links, it sends no real mail", envName("dev"))
+	}
 	if *mailSMTP != "" { // the password is used only with a relay
 		p, err := secret.Read(*mailPassword)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -81,7 +82,8 @@ var (
 	mailPassword    = flag.String("mail.password", "", "SMTP AUTH password, literal or file://PATH")
 	mailStartTLS    = flag.String("mail.starttls", "opportunistic", "STARTTLS with the relay: required, opportunistic or off")
 	mailOutbox      = flag.String("mail.outbox", "", "directory where messages are written as .eml files when -mail.smtp is empty; default <state>/outbox")
-	dnsServer       = flag.String("dns.server", "", "host:port of the DNS server for the mail-exchanger check of key requests; empty uses the system resolver")
+	dnsServer       = flag.String("dns.server", "", "host:port of the DNS server for the mail-exchanger check of key requests; empty uses the system resolver. See also -dev")
+	devMode         = flag.Bool("dev", false, "local mode for a development machine: demo-key requests skip the mail-exchanger check (a warning is logged for each), key emails go to -mail.outbox (so -mail.smtp must be empty) and each activation link is printed on standard output with the command that confirms it. Never in production: any address at any domain passes")
 	printOpenAPI    = flag.Bool("openapi.print", false, "write the OpenAPI document of the loaded snapshot to standard output and exit (for linters and client generators)")
 	adminListen     = flag.String("admin.listen", "127.0.0.1:8081", "loopback address of the admin API (keys, reload); empty disables it. See also -admin.token")
 	payTo           = flag.String("x402.payTo", defaultPayTo, "address that keyless per-request payments (x402) are paid to; the default is a placeholder: set your own before taking real payments")
@@ -390,6 +392,9 @@ func keyFlow(cfg *config, keys access.Backend) (*keyflow.Flow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot load the disposable domain list: %w", err)
 	}
+	if *devMode {
+		slog.Warn("local mode (-dev): demo-key requests skip the mail-exchanger check and activation links are printed on standard output; do not run a public server so")
+	}
 	var sender mail.Sender
 	if *mailSMTP != "" {
 		sender = &mail.SMTP{Addr: *mailSMTP, Username: *mailUser, Password: cfg.mailPassword, StartTLS: *mailStartTLS}
@@ -401,7 +406,7 @@ func keyFlow(cfg *config, keys access.Backend) (*keyflow.Flow, error) {
 		sender = &mail.Outbox{Dir: dir}
 		log.Printf("no -mail.smtp: key emails are written to %s", dir)
 	}
-	return keyflow.New(keyflow.Config{Keys: keys, Mailer: sender, Resolver: keyflow.NewResolver(*dnsServer), Disposable: disposable,
+	return keyflow.New(keyflow.Config{Keys: keys, Mailer: sender, DNSServer: *dnsServer, Dev: *devMode, Disposable: disposable,
 		BaseURL: cfg.publicBase, UpgradeURL: *upgradeURL, From: *mailFrom}), nil
 }
 

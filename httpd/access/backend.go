@@ -55,6 +55,11 @@ type Backend interface {
 	// ErrTokenUnusable, ErrTokenUsed (with the request) or ErrKeyIssued
 	// otherwise.
 	RedeemDemoToken(tokenHash [32]byte, now time.Time, ttl time.Duration) (text string, key *Key, req DemoRequest, err error)
+	// PeekDemoToken reports what RedeemDemoToken would answer at now,
+	// changing nothing (an opened link is not a confirmed one): the
+	// pending request, or ErrTokenUnusable, ErrTokenUsed (with the
+	// request) or ErrKeyIssued.
+	PeekDemoToken(tokenHash [32]byte, now time.Time, ttl time.Duration) (DemoRequest, error)
 
 	// Close releases the store.
 	Close() error

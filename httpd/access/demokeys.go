@@ -194,6 +194,35 @@ func (s *Store) RedeemDemoToken(tokenHash [32]byte, now time.Time, ttl time.Dura
 	return text, key, req, nil
 }
 
+// PeekDemoToken reads what RedeemDemoToken would find, in a read-only
+// transaction: the pending request of a token, or why it cannot be
+// redeemed.
+func (s *Store) PeekDemoToken(tokenHash [32]byte, now time.Time, ttl time.Duration) (req DemoRequest, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		reqs, emails := tx.Bucket(bucketRequests), tx.Bucket(bucketEmails)
+		if reqs == nil || emails == nil {
+			return ErrTokenUnusable
+		}
+		v := reqs.Get(tokenHash[:])
+		if v == nil {
+			return ErrTokenUnusable
+		}
+		if err := json.Unmarshal(v, &req); err != nil {
+			return fmt.Errorf("cannot read key request: %w", err)
+		}
+		switch {
+		case req.Used:
+			return ErrTokenUsed
+		case now.UTC().Sub(req.Created) > ttl:
+			return ErrTokenUnusable
+		case string(emails.Get([]byte(strings.ToLower(req.Email)))) == "issued":
+			return ErrKeyIssued
+		}
+		return nil
+	})
+	return req, err
+}
+
 // publish adds or replaces a key in the in-memory index. The caller holds
 // s.mu and has stored the key durably.
 func (s *Store) publish(k *Key) {

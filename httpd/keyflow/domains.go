@@ -106,10 +106,12 @@ func reserved(domain string) bool {
 }
 
 // Resolver is what the mail-exchanger check needs of a DNS resolver
-// (*net.Resolver has it).
+// (*net.Resolver has it). LookupNS is asked only of the root zone, to tell
+// a real "no such domain" from a resolver that denies every name.
 type Resolver interface {
 	LookupMX(ctx context.Context, name string) ([]*net.MX, error)
 	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
+	LookupNS(ctx context.Context, name string) ([]*net.NS, error)
 }
 
 // NewResolver returns the system resolver, or, when server is set
@@ -131,12 +133,17 @@ const (
 	acceptsMail mailVerdict = iota
 	noMail                  // NXDOMAIN, a null MX, or neither MX nor address records
 	dnsFailed               // the resolver could not answer: not a verdict
+	// dnsDeniesAll: the resolver said the domain does not exist, or has
+	// no records, but it denies the root zone too, as a sandbox's or an
+	// offline machine's resolver does: its answer is not a verdict.
+	dnsDeniesAll
 )
 
 // checkMail asks the DNS whether domain can receive mail: an MX record
 // (other than the null MX of RFC 7505), or else an A or AAAA record (the
 // implicit MX of RFC 5321 section 5.1). A resolver failure is dnsFailed,
-// never a pass.
+// never a pass; a "no such record" counts as an answer only from a
+// resolver that can name the root zone's servers (see knowsRoot).
 func checkMail(ctx context.Context, r Resolver, domain string) (mailVerdict, error) {
 	mxs, err := r.LookupMX(ctx, domain)
 	if err == nil && len(mxs) > 0 {
@@ -151,16 +158,26 @@ func checkMail(ctx context.Context, r Resolver, domain string) (mailVerdict, err
 		return dnsFailed, err
 	}
 	addrs, err := r.LookupIPAddr(ctx, domain)
-	if err != nil {
-		if notFound(err) {
-			return noMail, nil
-		}
+	switch {
+	case err != nil && !notFound(err):
 		return dnsFailed, err
-	}
-	if len(addrs) > 0 {
+	case err == nil && len(addrs) > 0:
 		return acceptsMail, nil
 	}
+	if ok, rerr := knowsRoot(ctx, r); !ok {
+		return dnsDeniesAll, rerr
+	}
 	return noMail, nil
+}
+
+// knowsRoot reports whether the resolver names the root zone's servers,
+// which every resolver that reaches the internet does. Without it, its
+// "no such domain" for a mail domain says nothing about the domain (a
+// machine without DNS answers so for gmail.com). The error is the
+// resolver's, when it gave one.
+func knowsRoot(ctx context.Context, r Resolver) (bool, error) {
+	ns, err := r.LookupNS(ctx, ".")
+	return err == nil && len(ns) > 0, err
 }
 
 // notFound reports whether a lookup error means "no such record" (NXDOMAIN
@@ -168,4 +185,31 @@ func checkMail(ctx context.Context, r Resolver, domain string) (mailVerdict, err
 func notFound(err error) bool {
 	var de *net.DNSError
 	return errors.As(err, &de) && de.IsNotFound
+}
+
+// resolverAt names the resolver that gave err: the configured server
+// (host:port), else the one the system's resolver asked as its error
+// records it (the first of /etc/resolv.conf), else the system's.
+func resolverAt(err error, configured string) string {
+	var de *net.DNSError
+	switch {
+	case configured != "":
+		return configured // a resolver that dials it records resolv.conf's server all the same
+	case errors.As(err, &de) && de.Server != "":
+		return de.Server
+	}
+	return "of this system"
+}
+
+// dnsCause is the short cause of a lookup error ("i/o timeout", "server
+// misbehaving"), without the name and server the message names already.
+func dnsCause(err error) string {
+	var de *net.DNSError
+	if errors.As(err, &de) && de.Err != "" {
+		return de.Err
+	}
+	if err == nil {
+		return "no answer"
+	}
+	return err.Error()
 }

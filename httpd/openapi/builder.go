@@ -50,6 +50,7 @@ const (
 	ExDemoSet        = "demo_set"
 	ExVerification   = "verification_sent"
 	ExIssuedKey      = "issued_key"
+	ExPendingKey     = "pending_key"
 	ExDemoKeyRequest = "demo_key_request"
 )
 

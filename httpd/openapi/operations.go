@@ -145,7 +145,7 @@ func (b *builder) operations() {
 	for _, p := range []struct{ path, id, summary string }{{"/keys/demo", "requestDemoKey", "Request a demo key"}, {"/keys", "requestDemoKeyAlias", "Request a demo key (alias of /keys/demo)"}} {
 		b.order = append(b.order, p.path)
 		b.paths[p.path] = obj{"post": obj{"operationId": p.id, "tags": []string{"Demo"}, "summary": p.summary, "security": []obj{},
-			"description": "No key. Validates the request, checks that the email domain can receive mail, records the request and mails a single-use activation link (3 days). No key exists until the link is opened.",
+			"description": "No key. Validates the request, checks that the email domain can receive mail, records the request and mails an activation link (3 days). No key exists until the link is confirmed: opening it (GET) shows the request and a button, and the key is issued by the confirming POST, once.",
 			"requestBody": keyReq,
 			"responses": obj{
 				"202": obj{"description": "Recorded; the activation link was mailed.", "content": obj{"application/json": obj{"schema": envelope(ref("VerificationSent"), false), "example": b.example(ExVerification)}}},
@@ -153,20 +153,32 @@ func (b *builder) operations() {
 				"415": problemResp("The body is not application/json (compared case-insensitively; parameters such as charset=utf-8 are allowed), or the Content-Type is missing. Accept-Post names the type.",
 					obj{"Accept-Post": obj{"description": "application/json", "schema": obj{"type": "string"}}}),
 				"422": rref("Unprocessable"), "429": rref("TooManyRequests"),
-				"503": problemResp("A failure on our side: the request could not be recorded, the mail domain could not be checked, or the activation email could not be sent (such a request does not count against the network's allowance). Retry after Retry-After.",
+				"503": problemResp("A failure on our side: the request could not be recorded; the mail domain could not be checked because the server's DNS resolver did not answer, or answers that no domain exists at all, as on a machine without DNS (the detail names the resolver; 422 is only for a real answer that the domain has no mail exchanger); or the activation email could not be sent (such a request does not count against the network's allowance). Retry after Retry-After.",
 					obj{"Retry-After": href("Retry-After")}),
 			}}}
 	}
+	used := obj{"description": "The link was already used (the detail names the address its key was issued to) or has expired, or the address holds a key from another link. A browser gets a page saying so.",
+		"content": obj{"application/problem+json": obj{"schema": ref("ProblemDetail")}, "text/html": obj{"schema": obj{"type": "string"}}}}
 	b.get("/keys/demo/verify", "verifyDemoKey", "Demo", "Open an activation link",
-		"No key. Burns the token and mints the demo key in one transaction; the key is shown once (and mailed). `Cache-Control: no-store`.",
+		"No key. Shows the request the link activates and how to confirm it, and changes nothing: mail scanners fetch the links of a message (HEAD and GET) before people open them, so opening a link never uses it up. "+
+			"A browser (Accept naming text/html) gets a page with the request and an Activate button, which POSTs to the link; an API client gets `confirm`, the one step that issues the key: `POST` to `confirm.href`. `Cache-Control: no-store`.",
 		nil,
-		obj{"200": obj{"description": "The key, shown once. A browser (Accept naming text/html) gets a page showing it instead.", "content": obj{
+		obj{"200": obj{"description": "The pending request, and how to confirm it. No key yet.", "content": obj{
+			"application/json": obj{"schema": envelope(ref("PendingKey"), false), "example": b.example(ExPendingKey)},
+			"text/html":        obj{"schema": obj{"type": "string"}}}},
+			"400": rref("BadRequest"), "409": used, "503": rref("Unavailable")})
+	item := b.paths["/keys/demo/verify"].(obj)
+	item["get"].(obj)["security"] = []obj{}
+	item["head"].(obj)["security"] = []obj{}
+	item["post"] = obj{"operationId": "confirmDemoKey", "tags": []string{"Demo"}, "summary": "Confirm an activation link", "security": []obj{},
+		"description": "No key, no body. Burns the token and mints the demo key in one transaction: of any number of confirmations of one link, concurrent or repeated, exactly one gets the key; the others get 409. The key is shown once (and mailed). " +
+			"The page of the link sends this from its button (a browser gets a page showing the key); an API client sends it in one step, `curl -X POST '<link>'`. `Cache-Control: no-store`.",
+		"parameters": b.in.Parameters["verifyDemoKey"],
+		"responses": obj{"200": obj{"description": "The key, shown once. A browser (Accept naming text/html) gets a page showing it instead.", "content": obj{
 			"application/json": obj{"schema": envelope(ref("IssuedKey"), false), "example": b.example(ExIssuedKey)},
 			"text/html":        obj{"schema": obj{"type": "string"}}}},
-			"400": rref("BadRequest"), "409": obj{"description": "The link was already used (the detail names the address its key was issued to) or has expired. A browser gets a page saying so.",
-				"content": obj{"application/problem+json": obj{"schema": ref("ProblemDetail")}, "text/html": obj{"schema": obj{"type": "string"}}}}, "503": rref("Unavailable")})
-	b.paths["/keys/demo/verify"].(obj)["get"].(obj)["security"] = []obj{}
-	b.paths["/keys/demo/verify"].(obj)["head"].(obj)["security"] = []obj{}
+			"400": rref("BadRequest"), "409": used,
+			"413": problemResp("The request has a body; the token is the link's `t` parameter.", nil), "503": rref("Unavailable")}}
 
 	for _, d := range []struct{ path, id, ct, summary, desc, caching string }{
 		{"/openapi.json", "getOpenAPI", "application/json", "This OpenAPI 3.1 document", "This OpenAPI 3.1 document. `Access-Control-Allow-Origin: *`.",

@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -171,4 +172,42 @@ func (s *Store) RedeemDemoToken(tokenHash [32]byte, now time.Time, ttl time.Dura
 		return "", nil, req, access.ErrKeyIssued
 	}
 	return text, key, req, nil
+}
+
+// PeekDemoToken reads what RedeemDemoToken would find, changing nothing:
+// the pending request or the trace of a burned one (one round trip), then
+// whether the address already holds a key (a second).
+func (s *Store) PeekDemoToken(tokenHash [32]byte, now time.Time, ttl time.Duration) (access.DemoRequest, error) {
+	var req access.DemoRequest
+	ctx, cancel := s.ctx()
+	defer cancel()
+	res := s.c.DoMulti(ctx, s.c.B().Get().Key(requestName(tokenHash)).Build(), s.c.B().Get().Key(usedName(tokenHash)).Build())
+	pending, perr := res[0].ToString()
+	used, uerr := res[1].ToString()
+	for _, err := range []error{perr, uerr} {
+		if err != nil && !rueidis.IsRedisNil(err) {
+			return req, down("looking up an activation token", err)
+		}
+	}
+	v := cmp.Or(pending, used)
+	if v == "" {
+		return req, access.ErrTokenUnusable
+	}
+	if err := json.Unmarshal([]byte(v), &req); err != nil {
+		return req, fmt.Errorf("cannot read key request: %w", err)
+	}
+	switch {
+	case pending == "":
+		return req, access.ErrTokenUsed
+	case now.UTC().Sub(req.Created) > ttl:
+		return req, access.ErrTokenUnusable
+	}
+	issued, err := s.c.Do(ctx, s.c.B().Exists().Key(emailName(req.Email)).Build()).AsInt64()
+	switch {
+	case err != nil:
+		return req, down("looking up an activation token", err)
+	case issued > 0:
+		return req, access.ErrKeyIssued
+	}
+	return req, nil
 }

@@ -175,12 +175,16 @@ func (s *SMTPServer) Messages() []Received {
 	return append([]Received(nil), s.msgs...)
 }
 
-// DNSServer answers queries from Zone over UDP on a loopback port.
+// DNSServer answers queries from Zone over UDP on a loopback port, and
+// NS queries of the root zone as every resolver on the internet does.
 type DNSServer struct {
 	Addr string
 	// Zone maps a lower-case domain (no trailing dot) to its records.
 	Zone map[string]Records
 	conn net.PacketConn
+	// denyAll answers every query NXDOMAIN, the root zone's too, as the
+	// resolver of a machine without DNS (a sandbox, a plane) does.
+	denyAll bool
 }
 
 // Records of a domain. A domain missing from the zone is NXDOMAIN.
@@ -192,15 +196,28 @@ type Records struct {
 
 // StartDNS starts the server; it stops with the test.
 func StartDNS(t testing.TB, zone map[string]Records) *DNSServer {
+	return startDNS(t, &DNSServer{Zone: zone})
+}
+
+// StartDeniedDNS starts a server that answers every query "no such
+// domain", the root zone's too; it stops with the test.
+func StartDeniedDNS(t testing.TB) *DNSServer {
+	return startDNS(t, &DNSServer{denyAll: true})
+}
+
+func startDNS(t testing.TB, d *DNSServer) *DNSServer {
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &DNSServer{Addr: pc.LocalAddr().String(), Zone: zone, conn: pc}
+	d.Addr, d.conn = pc.LocalAddr().String(), pc
 	go d.serve()
 	t.Cleanup(func() { pc.Close() })
 	return d
 }
+
+// rootServer is the name server the root zone's NS query is answered with.
+var rootServer = dnsmessage.MustNewName("a.root-servers.net.")
 
 func (d *DNSServer) serve() {
 	buf := make([]byte, 1500)
@@ -220,6 +237,8 @@ func (d *DNSServer) serve() {
 		}
 		name := strings.TrimSuffix(strings.ToLower(q.Name.String()), ".")
 		rec, known := d.Zone[name]
+		root := name == "" && !d.denyAll
+		known = known && !d.denyAll || root
 		rh := dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true, RecursionDesired: h.RecursionDesired, RecursionAvailable: true}
 		switch {
 		case known && rec.ServFail:
@@ -235,6 +254,10 @@ func (d *DNSServer) serve() {
 		if known && !rec.ServFail {
 			hdr := dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}
 			switch q.Type {
+			case dnsmessage.TypeNS:
+				if root {
+					b.NSResource(hdr, dnsmessage.NSResource{NS: rootServer})
+				}
 			case dnsmessage.TypeMX:
 				for i, mx := range rec.MX {
 					host := mx

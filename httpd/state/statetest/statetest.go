@@ -45,6 +45,7 @@ var cases = []struct {
 	{"ConcurrentClicksMintOneKey", concurrentClicks},
 	{"OneKeyPerEmail", oneKeyPerEmail},
 	{"ExpiredAndWithdrawnTokens", expiredTokens},
+	{"PeekChangesNothing", peekTokens},
 	{"NonceClaimedOnce", nonceOnce},
 	{"Receipts", receipts},
 	{"PaymentRecords", paymentRecords},
@@ -397,6 +398,37 @@ func expiredTokens(t *testing.T, s state.Store) {
 	}
 	if err := s.RecordDemoRequest(token(), demoRequest("w2@example.org", "198.51.100.6"), 2); err != nil {
 		t.Errorf("after a withdrawal the network has room again: %v", err)
+	}
+}
+
+// peekTokens: looking at a link (what a mail scanner's GET does) answers
+// as its redemption would and uses nothing up, however often it is done.
+func peekTokens(t *testing.T, s state.Store) {
+	tok, other := token(), token()
+	for _, k := range [][32]byte{tok, other} {
+		if err := s.RecordDemoRequest(k, demoRequest("peek@example.org", "198.51.100.7"), 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		if req, err := s.PeekDemoToken(tok, time.Now(), time.Hour); err != nil || req.Email != "peek@example.org" {
+			t.Fatalf("peek %d of a pending link: %+v, %v", i, req, err)
+		}
+	}
+	if _, err := s.PeekDemoToken(tok, time.Now().Add(2*time.Hour), time.Hour); !errors.Is(err, access.ErrTokenUnusable) {
+		t.Errorf("peek of an expired link: %v, want ErrTokenUnusable", err)
+	}
+	if _, err := s.PeekDemoToken(token(), time.Now(), time.Hour); !errors.Is(err, access.ErrTokenUnusable) {
+		t.Errorf("peek of an unknown link: %v, want ErrTokenUnusable", err)
+	}
+	if _, _, _, err := s.RedeemDemoToken(tok, time.Now(), time.Hour); err != nil {
+		t.Fatalf("redeeming a peeked link: %v", err)
+	}
+	if req, err := s.PeekDemoToken(tok, time.Now(), time.Hour); !errors.Is(err, access.ErrTokenUsed) || req.Email != "peek@example.org" {
+		t.Errorf("peek of a used link: %+v, %v, want ErrTokenUsed with the request", req, err)
+	}
+	if _, err := s.PeekDemoToken(other, time.Now(), time.Hour); !errors.Is(err, access.ErrKeyIssued) {
+		t.Errorf("peek of the address's other link: %v, want ErrKeyIssued", err)
 	}
 }
 
