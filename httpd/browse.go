@@ -78,12 +78,18 @@ func openCursor(codec *publicid.Codec, rq *request, cursor []byte, bind uint64) 
 // listEnd closes data, writes links (next only when more rows follow) and
 // meta: the body is done.
 func listEnd(codec *publicid.Codec, rq *request, b []byte, bind uint64, next []byte) error {
-	rq.buf = appendListEnd(codec, rq, b, bind, next)
+	return listEndNote(codec, rq, b, bind, next, nil)
+}
+
+// listEndNote is listEnd with note (a JSON string, or nil) as meta.note.
+func listEndNote(codec *publicid.Codec, rq *request, b []byte, bind uint64, next, note []byte) error {
+	rq.buf = appendListEnd(codec, rq, b, bind, next, note)
 	return rq.done()
 }
 
-// appendListEnd appends what follows a list's items: links and meta.
-func appendListEnd(codec *publicid.Codec, rq *request, b []byte, bind uint64, next []byte) []byte {
+// appendListEnd appends what follows a list's items: links and meta, with
+// note as meta.note unless nil.
+func appendListEnd(codec *publicid.Codec, rq *request, b []byte, bind uint64, next, note []byte) []byte {
 	b = append(b, `],"links":{`...)
 	if next != nil {
 		b = append(b, `"next":"`...)
@@ -91,7 +97,7 @@ func appendListEnd(codec *publicid.Codec, rq *request, b []byte, bind uint64, ne
 		b = append(b, '"')
 	}
 	b = append(b, "},"...)
-	b = rq.appendMeta(b)
+	b = rq.appendMetaNote(b, note)
 	return append(b, '}')
 }
 
@@ -125,7 +131,7 @@ func (o *operations) page(rq *request, p *Params, rows []uint32, bind uint64, it
 		return listEnd(o.codec, rq, b, bind, next)
 	}
 	tail := len(b)
-	rq.buf = appendListEnd(o.codec, rq, b, bind, next)
+	rq.buf = appendListEnd(o.codec, rq, b, bind, next, nil)
 	return rq.doneParts(parts, tail)
 }
 

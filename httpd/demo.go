@@ -51,6 +51,11 @@ type demoView struct {
 	imagesBody  [][]rendered    // [locale][car] GET /v1/variants/{id}/images
 	searchText  [][]string      // [locale][car] folded "brand (as displayed, its local spelling, Latin) model generation display-name"
 	searchItem  [][][]byte      // [locale][car] its SearchResult, score null
+
+	// listNote and searchNote are the meta.note of the demo tier's lists
+	// and searches (JSON strings): an empty search or a short list must
+	// not read as the catalogue's answer.
+	listNote, searchNote []byte
 }
 
 // demoList is one list of the demo set: its cursor binding's route and
@@ -88,6 +93,9 @@ func buildDemo(v *view, codec *publicid.Codec, upgradeURL string) *demoView {
 		d.carSynced = append(d.carSynced, c.VarSyncedAt[r])
 	}
 	d.set = demoSetWords(c)
+	full := "The full catalogue has " + thousands(len(c.VarID)) + " variants: see " + upgradeURL + "."
+	d.listNote = jsonenc.AppendString(nil, "A demo key lists only the 40 cars of the demo set (GET /v1/demo names them). "+full)
+	d.searchNote = jsonenc.AppendString(nil, "A demo key searches only the 40 cars of the demo set (GET /v1/demo names them), by substring. "+full)
 
 	rq := &request{v: v}
 	perLocale := func(render func(li int) []byte) [][]byte {
@@ -192,6 +200,15 @@ func demoSetWords(c *engine.Catalogue) string {
 	}
 	return strconv.Itoa(demoSize) + " cars: " + strings.Join(parts, ", ") + "; two generations of each model and two variants of each generation, covering " +
 		strconv.Itoa(len(fuels)) + " fuel types."
+}
+
+// thousands writes n with a comma between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // demoFuels are the fuel slugs the demo set represents, sorted.

@@ -92,7 +92,7 @@ func (d *demoView) page(rq *request, p *Params, l *demoList) error {
 		next = appendDemoPosition(rq.tmp[:0], end)
 		rq.tmp = next
 	}
-	return listEnd(d.codec, rq, b, bind, next)
+	return listEndNote(d.codec, rq, b, bind, next, d.listNote)
 }
 
 func (d *demoView) brands(rq *request, p *Params) error { return d.page(rq, p, &d.brandList) }
@@ -202,7 +202,7 @@ func (d *demoView) search(rq *request, p *Params) error {
 			n++
 		}
 	}
-	return listEnd(d.codec, rq, b, bind, next)
+	return listEndNote(d.codec, rq, b, bind, next, d.searchNote)
 }
 
 // set answers GET /v1/demo.

@@ -164,3 +164,36 @@ func TestDemoUnavailable(t *testing.T) {
 		t.Errorf("the catalogue stops when the demo set is missing: %d", r.status)
 	}
 }
+
+// TestDemoNote: a demo key's lists and searches say in meta.note that the
+// demo tier covers the 40 cars and where the full catalogue is, an empty
+// search included; a full key's answers carry no note.
+func TestDemoNote(t *testing.T) {
+	e := newEnv(t)
+	c := e.cat
+	m := c.GenModel[c.VarGen[c.Demo[0]]]
+	g := c.VarGen[c.Demo[0]]
+	slug := c.BrandSlug.String(c.ModelBrand[m])
+	for path, want := range map[string]string{
+		"/v1/brands":                     "lists only the 40 cars",
+		"/v1/brands/" + slug + "/models": "lists only the 40 cars",
+		"/v1/models/" + e.codec.Token(publicid.Model, c.ModelID[m]) + "/generations":      "lists only the 40 cars",
+		"/v1/generations/" + e.codec.Token(publicid.Generation, c.GenID[g]) + "/variants": "lists only the 40 cars",
+		"/v1/search?q=" + slug:  "searches only the 40 cars",
+		"/v1/search?q=zzzzqqqq": "searches only the 40 cars",
+	} {
+		body := e.ok(path, e.demo)
+		note := str(body["meta"].(map[string]any), "note")
+		if !strings.Contains(note, want) || !strings.Contains(note, "GET /v1/demo") || !strings.Contains(note, "https://upgrade.example/") {
+			t.Errorf("%s: meta.note %q", path, note)
+		}
+	}
+	if data := e.ok("/v1/search?q=zzzzqqqq", e.demo)["data"].([]any); len(data) != 0 {
+		t.Errorf("an unmatched demo search: %v", data)
+	}
+	for _, path := range []string{"/v1/brands", "/v1/search?q=" + slug} {
+		if meta := e.ok(path, e.apify)["meta"].(map[string]any); meta["note"] != nil {
+			t.Errorf("%s with a full key: meta %v", path, meta)
+		}
+	}
+}

@@ -102,7 +102,11 @@ func (rq *request) object(b []byte) error {
 }
 
 // appendMeta appends the meta object of a success body.
-func (rq *request) appendMeta(dst []byte) []byte {
+func (rq *request) appendMeta(dst []byte) []byte { return rq.appendMetaNote(dst, nil) }
+
+// appendMetaNote appends the meta object with note (a JSON string) as
+// meta.note, unless nil.
+func (rq *request) appendMetaNote(dst, note []byte) []byte {
 	dst = append(dst, `"meta":{"last_synced_at":"`...)
 	if rq.synced != 0 {
 		dst = appendRFC3339(dst, rq.synced)
@@ -112,9 +116,14 @@ func (rq *request) appendMeta(dst []byte) []byte {
 	dst = append(dst, `","locale":"`...)
 	dst = append(dst, rq.lang...) // locale codes need no escaping
 	if rq.imperial {
-		return append(dst, `","units":"imperial"}`...)
+		dst = append(dst, `","units":"imperial"`...)
+	} else {
+		dst = append(dst, `","units":"metric"`...)
 	}
-	return append(dst, `","units":"metric"}`...)
+	if note != nil {
+		dst = append(append(dst, `,"note":`...), note...)
+	}
+	return append(dst, '}')
 }
 
 // Routes whose rendered bodies are cached, for bodyKey and pageKey.

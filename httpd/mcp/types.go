@@ -47,6 +47,7 @@ type Meta struct {
 	LastSyncedAt string `json:"last_synced_at" jsonschema:"When the data was last synced, RFC 3339."`
 	Locale       string `json:"locale" jsonschema:"The locale applied: en when the one asked for is not published."`
 	Units        string `json:"units" jsonschema:"metric or imperial."`
+	Note         string `json:"note,omitempty" jsonschema:"Only on answers from the demo set (no key, or a demo key): it reaches 40 cars only, and where the full catalogue is."`
 }
 
 // Links is the links object of a page.

@@ -39,6 +39,7 @@ func (b *builder) schemas() obj {
 			"last_synced_at": obj{"type": "string", "format": "date-time"},
 			"locale":         obj{"type": "string", "enum": in.Locales, "description": "The locale applied: `en` when the requested one is not published."},
 			"units":          obj{"type": "string", "enum": []string{"metric", "imperial"}, "description": "`imperial` only on /specs and /compare with `units=imperial`."},
+			"note":           obj{"type": "string", "description": "Only on the demo tier's lists and searches: that a demo key reaches the 40 cars of the demo set only, and where the full catalogue is. An empty search of a demo key means no demo car matched, not that the catalogue has none."},
 		}),
 		"Links": obj{"type": "object", "additionalProperties": false, "properties": obj{"next": obj{"type": "string", "pattern": "^c_[A-Za-z0-9_-]+$", "description": "Cursor of the next page; absent on the last page."}}},
 		"Brand": props([]string{"id", "name", "slug", "sameAs"}, obj{"id": obj{"type": "integer", "minimum": 1}, "name": obj{"type": "string", "description": "Localized display name."},
