@@ -12,7 +12,7 @@ import (
 )
 
 // What the edge refuses before a request reaches a route: the framing and
-// size rules of "Limits and abuse" in the README. fasthttp's own answers
+// size rules of "Limits and abuse" in docs/operating.md. fasthttp's own answers
 // (a request it cannot parse, a header or body over its limit) go through
 // parseError, so every response the API emits is an RFC 9457 problem.
 

@@ -31,7 +31,7 @@ import (
 var (
 	storeURL = flag.String("store", "", "the fleet's shared Redis: redis://[USER:PASSWORD@]HOST:PORT/DB, or rediss://…?ca=FILE for TLS (ca: the PEM authorities of the server's certificate, default the system's; the password is never echoed). Keys, usage counters, "+
 		"per-network windows, demo key requests and x402 payments then live in Redis, and the token secret too unless -ids.secret is given; with -origin the replica also serves the fleet's current catalogue, set by catalogue publish, instead of -snapshot. Empty keeps the access state in -state (one process). "+
-		"Redis must run with appendonly yes, appendfsync always and maxmemory-policy noeviction (README, Operating a fleet). See also -store.timeout, -origin")
+		"Redis must run with appendonly yes, appendfsync always and maxmemory-policy noeviction (docs/fleet.md). See also -store.timeout, -origin")
 	storeTimeout = flag.Duration("store.timeout", 50*time.Millisecond, "deadline of each call to the -store Redis; a call that fails or passes it refuses its request with 503 and Retry-After, never serves it uncounted")
 	originFlag   = flag.String("origin", "", "where the fleet's snapshots are: a directory or an http(s) URL. The replica fetches <origin>/<sha256>.snap of the catalogue -store names, verifies its SHA-256, loads it and swaps it in; -snapshot and SIGHUP reloads of it are then unused (SIGHUP reads the fleet's catalogue at once). Requires -store. See also -rollout.poll, -rollout.dir")
 	rolloutPoll  = flag.Duration("rollout.poll", 5*time.Second, "how often a replica following the fleet (-origin) reads the fleet's current catalogue besides change notifications: the longest it lags when a notification is lost")

@@ -115,11 +115,13 @@ func firstKeys(keys access.Backend, base string, w io.Writer) error {
 	fmt.Fprintf(w, `The key store was empty, so two local keys were created. They are shown once (only their hashes are kept):
   full catalogue (apify plan, raw integer ids): %s
   demo (the 40 cars of the demo set):           %s
+Paste this line into the shell you try them from (the README's commands use $KEY and $DEMO_KEY):
+  export KEY=%s DEMO_KEY=%s
 Try:
   curl -s -H 'X-Api-Key: %s' '%s/brands?limit=3'
   curl -s -H 'X-Api-Key: %s' '%s/search?q=golf&limit=3'
   curl -s -H 'X-Api-Key: %s' '%s/demo'
 The reference is at %s/docs. Start with -keys.bootstrap=false to create no keys; manage keys with the admin API or catalogue keys.
-`, full, demo, full, base, full, base, demo, base, base)
+`, full, demo, full, demo, full, base, full, base, demo, base, base)
 	return nil
 }

@@ -147,7 +147,7 @@ const accessText = `## Access
 - **Paid**: a key of the apify plan reaches the full catalogue; ids are raw integers.
 - **Pay per request**: no key, an x402 v2 payment in PAYMENT-SIGNATURE (USDC, scheme exact) buys one answer of /variants/{id}/specs (0.05 USD), /search (0.005), /variants (0.005) or /compare (0.1, for 2 to 4 cars); 60 calls a minute per network.
 
-A demo key: POST /v1/keys/demo with your details; open the activation link mailed to you within 3 days; the key is shown once and mailed.
+A demo key: POST /v1/keys/demo with your details; open the activation link mailed to you within 3 days and confirm it (the page's Activate button, or POST to the link); opening it alone issues nothing, so a mail scanner cannot use it up. The key is shown once and mailed. A demo key's lists and searches say in meta.note that it reaches the 40 cars only.
 
 Paying per request: call without a key; the 402's PAYMENT-REQUIRED header carries the offer; an x402 client (for example @x402/fetch) signs it and repeats the call with PAYMENT-SIGNATURE; the 200 carries PAYMENT-RESPONSE with the receipt. Only a 2xx is charged (a 404 costs nothing). A request with a key is always answered as a key holder and never sees 402.
 

@@ -29,7 +29,7 @@ const Concurrency = 32
 // Sub-benchmarks: "always" is the production configuration with the data
 // on this machine's disk; "everysec" syncs once a second (a crash of the
 // machine may lose up to a second of counts: not the configuration the
-// README asks for, measured to show what the fsync costs); "always-tmpfs"
+// docs/fleet.md asks for, measured to show what the fsync costs); "always-tmpfs"
 // puts the files on tmpfs, where fsync is free: the cost of Redis, the
 // script and the round trip alone, as a disk with fast synchronous writes
 // would give.

@@ -212,7 +212,7 @@ func Open(opts Options) (*Store, error) {
 	info, _ := c.Do(ctx, c.B().Info().Section("cluster").Build()).ToString()
 	if c.Mode() == rueidis.ClientModeCluster || strings.Contains(info, "cluster_enabled:1") {
 		c.Close()
-		return nil, fmt.Errorf("the Redis at %v is a Redis Cluster node, which is not supported: the access state's scripts write keys of several hash slots at once; use one Redis primary (README, Operating a fleet on Redis)", co.InitAddress)
+		return nil, fmt.Errorf("the Redis at %v is a Redis Cluster node, which is not supported: the access state's scripts write keys of several hash slots at once; use one Redis primary (docs/fleet.md)", co.InitAddress)
 	}
 	go s.probe()
 	return s, nil
@@ -780,7 +780,7 @@ func (s *Store) CheckDurability() error {
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("this Redis can lose counts: %w (see README, Operating a fleet)", errors.Join(errs...))
+		return fmt.Errorf("this Redis can lose counts: %w (see docs/fleet.md)", errors.Join(errs...))
 	}
 	return nil
 }

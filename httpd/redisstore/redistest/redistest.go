@@ -22,7 +22,7 @@ import (
 	"time"
 )
 
-// Config is the production configuration the README asks for: every write
+// Config is the production configuration docs/fleet.md asks for: every write
 // in the append-only file, synced before Redis answers, so a restart or a
 // kill -9 loses no acknowledged count; and no eviction, so a full Redis
 // refuses writes (503s) instead of dropping counters, keys or nonces.
