@@ -161,6 +161,14 @@ func run(cfg *config, obs *observe.Observer) error {
 	if err != nil {
 		return err
 	}
+	// The admin token too is read (or created) before anything is loaded
+	// or served: a token file that holds none stops the start at once.
+	var adminToken []byte
+	if *adminListen != "" && !*printOpenAPI {
+		if adminToken, err = admin.LoadOrCreateToken(*adminTokenFlag, *stateDir); err != nil {
+			return err
+		}
+	}
 	// The API listener opens first and answers 503 (with /livez alive and
 	// /readyz not ready) while the catalogue is generated and loaded, so
 	// orchestrators see a live process and clients a clear answer.
@@ -283,10 +291,6 @@ func run(cfg *config, obs *observe.Observer) error {
 	}
 
 	if *adminListen != "" {
-		token, err := admin.LoadOrCreateToken(*adminTokenFlag, *stateDir)
-		if err != nil {
-			return err
-		}
 		aln, err := listen(listenerPlan{name: "admin API", addr: *adminListen, maxConns: adminMaxConns, perClient: adminMaxConnsPerClient})
 		if err != nil {
 			return err
@@ -294,7 +298,7 @@ func run(cfg *config, obs *observe.Observer) error {
 		if ip := aln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
 			log.Printf("warning: the admin API listens on %s, which is not a loopback address", aln.Addr())
 		}
-		adminSrv := &http.Server{Handler: &admin.Handler{Keys: keys, Token: token, Metrics: obs.WriteMetrics, AllowDeprecated: *adminDeprecated, Reload: func() (string, error) {
+		adminSrv := &http.Server{Handler: &admin.Handler{Keys: keys, Token: adminToken, Metrics: obs.WriteMetrics, AllowDeprecated: *adminDeprecated, Reload: func() (string, error) {
 			if fleet != nil {
 				return "", fmt.Errorf("this replica serves the fleet's catalogue (-origin): roll one out with catalogue publish")
 			}
@@ -308,7 +312,7 @@ func run(cfg *config, obs *observe.Observer) error {
 		}}, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes}
 		go func() { serveErr <- adminSrv.Serve(aln) }()
 		defer adminSrv.Close()
-		log.Printf("admin API on http://%s/admin (token in %s unless -admin.token is set)", aln.Addr(), filepath.Join(*stateDir, "admin.token"))
+		log.Printf("admin API on http://%s/admin (token in %s unless -admin.token is set)", aln.Addr(), filepath.Join(*stateDir, admin.TokenFile))
 	}
 
 	stopMCP, err := startMCP(svc, keys, cfg.mcpPublic, proxies, serveErr)

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/pprof"
 	"os"
@@ -188,31 +189,75 @@ func problem(w http.ResponseWriter, status int, detail string) {
 	json.NewEncoder(w).Encode(map[string]any{"type": "about:blank", "title": http.StatusText(status), "status": status, "detail": detail})
 }
 
+// TokenFile is the admin token's file in the state directory.
+const TokenFile = "admin.token"
+
+// MinTokenLen is the shortest admin token accepted, from -admin.token or
+// the token file.
+const MinTokenLen = 16
+
 // LoadOrCreateToken returns the admin token: from value ("file://PATH" or
 // literal) when given, else from <stateDir>/admin.token, created on first
-// use with 32 random bytes.
+// use with 32 random bytes. A token file that exists must hold a token of
+// MinTokenLen characters or more: an empty one (a start that failed while
+// writing it, on a full disk) would let no one in, with no word why, so it
+// is an error naming the file and what to do. The file is created whole
+// or not at all (written beside, synced, then linked into place).
 func LoadOrCreateToken(value, stateDir string) ([]byte, error) {
 	if value != "" {
 		value, err := secret.Read(value)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read admin token: %w", err)
 		}
-		if len(value) < 16 {
-			return nil, errors.New("the admin token must be at least 16 characters")
+		if len(value) < MinTokenLen {
+			return nil, fmt.Errorf("the admin token must be at least %d characters", MinTokenLen)
 		}
 		return []byte(value), nil
 	}
-	path := filepath.Join(stateDir, "admin.token")
-	if b, err := os.ReadFile(path); err == nil {
-		return []byte(strings.TrimSpace(string(b))), nil
+	path := filepath.Join(stateDir, TokenFile)
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		tok := strings.TrimSpace(string(b))
+		if len(tok) < MinTokenLen {
+			return nil, fmt.Errorf("%s holds %d characters, want an admin token of at least %d: a start that failed while creating it leaves it empty. "+
+				"Remove the file to have a new token created (clients of the admin API then need it), write a token of at least %d characters into it, or give -admin.token", path, len(tok), MinTokenLen, MinTokenLen)
+		}
+		return []byte(tok), nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("cannot read the admin token: %w", err)
 	}
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return nil, err
 	}
 	tok := fmt.Sprintf("%x", raw)
-	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
-		return nil, fmt.Errorf("cannot create admin token: %w", err)
+	if err := createWhole(path, []byte(tok+"\n")); errors.Is(err, fs.ErrExist) {
+		return LoadOrCreateToken("", stateDir) // created meanwhile: use that one
+	} else if err != nil {
+		return nil, fmt.Errorf("cannot create the admin token: %w", err)
 	}
 	return []byte(tok), nil
+}
+
+// createWhole creates the file at path with content b, mode 0600, whole
+// or not at all: a crash or a full disk leaves no partial file at path.
+// It fails with an error wrapping fs.ErrExist when path exists.
+func createWhole(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Link(tmp.Name(), path)
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -131,5 +133,54 @@ func serve(t *testing.T, h http.Handler) func(method, path, token, body string) 
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
 		return res.StatusCode, string(b)
+	}
+}
+
+// TestTokenFile: the token file is created once, whole, and read back; a
+// token file that exists but holds no token is refused with the file's
+// name and what to do, never taken as a token that lets no one in.
+//
+// Reproduction (before): leave state/admin.token empty (as a start that
+// failed on a full disk did: os.WriteFile had created it) and start:
+// catalogued started, said nothing, and the admin API answered 401 to
+// every token.
+func TestTokenFile(t *testing.T) {
+	dir := t.TempDir()
+	tok, err := LoadOrCreateToken("", dir)
+	if err != nil || len(tok) != 64 {
+		t.Fatalf("a new token: %q %v", tok, err)
+	}
+	path := filepath.Join(dir, "admin.token")
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the token file: %v %v", st, err)
+	}
+	if again, err := LoadOrCreateToken("", dir); err != nil || string(again) != string(tok) {
+		t.Errorf("read back: %q %v, want %q", again, err, tok)
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".*")); len(leftovers) > 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+	for _, content := range []string{"", "\n", "  \t\n", "short-token\n"} {
+		os.WriteFile(path, []byte(content), 0o600)
+		got, err := LoadOrCreateToken("", dir)
+		if err == nil {
+			t.Errorf("a token file holding %q: accepted as %q", content, got)
+			continue
+		}
+		for _, w := range []string{path, "want an admin token of at least 16", "Remove the file to have a new token created"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("a token file holding %q: %v lacks %q", content, err, w)
+			}
+		}
+		if b, _ := os.ReadFile(path); string(b) != content {
+			t.Errorf("the token file was changed to %q", b)
+		}
+	}
+	// -admin.token wins over the file, and is checked the same way.
+	if got, err := LoadOrCreateToken("a-literal-token-of-16+", dir); err != nil || string(got) != "a-literal-token-of-16+" {
+		t.Errorf("-admin.token: %q %v", got, err)
+	}
+	if _, err := LoadOrCreateToken("short", dir); err == nil {
+		t.Error("a short -admin.token was accepted")
 	}
 }
