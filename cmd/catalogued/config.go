@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/vspec/catalogue/cmd/internal/cliflag"
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/httpd/redisstore"
@@ -36,6 +37,11 @@ var (
 	originFlag   = flag.String("origin", "", "where the fleet's snapshots are: a directory or an http(s) URL. The replica fetches <origin>/<sha256>.snap of the catalogue -store names, verifies its SHA-256, loads it and swaps it in; -snapshot and SIGHUP reloads of it are then unused (SIGHUP reads the fleet's catalogue at once). Requires -store. See also -rollout.poll, -rollout.dir")
 	rolloutPoll  = flag.Duration("rollout.poll", 5*time.Second, "how often a replica following the fleet (-origin) reads the fleet's current catalogue besides change notifications: the longest it lags when a notification is lost")
 	rolloutDir   = flag.String("rollout.dir", "", "where a replica following the fleet keeps fetched snapshots (the one served and the one before, for a rollback without download); empty uses <state>/snapshots")
+
+	originConnect   = flag.Duration("origin.connectTimeout", 10*time.Second, "longest a replica waits to connect to an http(s) -origin, and then for the TLS handshake. See also -origin.headerTimeout, -origin.idleTimeout")
+	originHeader    = flag.Duration("origin.headerTimeout", 30*time.Second, "longest a replica waits for the response headers of an http(s) -origin once its request is sent")
+	originIdle      = flag.Duration("origin.idleTimeout", 30*time.Second, "longest a download from an http(s) -origin may go without a byte: a body that stalls midway fails after it and is retried with backoff (a whole download is bounded by 10 minutes, and a newer pointer, such as a rollback, cancels it at once)")
+	originRedirects = flag.String("origin.redirectHosts", "", "comma-separated hosts a redirect from an http(s) -origin may lead to: a name (any port) or name:port. Empty follows redirects within the origin's own host only; a redirect from https to http is always refused")
 )
 
 // storeConfig is -store parsed.
@@ -323,8 +329,18 @@ func checkFleet(cfg *config, bad func(name, format string, args ...any)) {
 			cfg.store = &storeConfig{URL: *storeURL, Client: co}
 		}
 	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+		eg   string
+	}{{"origin.connectTimeout", *originConnect, "10s"}, {"origin.headerTimeout", *originHeader, "30s"}, {"origin.idleTimeout", *originIdle, "30s"}} {
+		if d.v <= 0 {
+			bad(d.name, "want a positive duration, like %s", d.eg)
+		}
+	}
 	if *originFlag != "" {
-		o, err := rollout.ParseOrigin(*originFlag, nil)
+		o, err := rollout.ParseOrigin(*originFlag, rollout.HTTPOptions{ConnectTimeout: *originConnect, HeaderTimeout: *originHeader,
+			IdleTimeout: *originIdle, RedirectHosts: cliflag.List(*originRedirects)})
 		switch {
 		case err != nil:
 			bad("origin", "want a directory or an http(s) URL the snapshots are under, like /srv/snapshots or https://cdn.example.com/snapshots (%v)", err)
