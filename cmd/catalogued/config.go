@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -92,19 +93,75 @@ func configure(fs *flag.FlagSet) (*config, error) {
 // flagRef names a flag and its environment twin, as problems do.
 func flagRef(name string) string { return fmt.Sprintf("-%s (%s)", name, envName(name)) }
 
-// secretFlags are never echoed in messages: a literal value is shown as
-// its length only. (-store is shown with its password redacted instead.)
+// secretFlags are never echoed in messages nor in the admin API's
+// /debug/pprof/cmdline: a literal value is shown as its length only, or
+// as xxxxx (a file:// path is shown: it is not the secret). The password
+// of a URL (-store, or credentials in any other URL flag) is redacted
+// instead (redactedURL).
 var secretFlags = map[string]bool{"ids.secret": true, "admin.token": true, "mail.password": true, "x402.facilitatorAuth": true}
 
 // shown is how a value of flag name appears in a message.
 func shown(name, v string) string {
-	if name == "store" {
-		return strconv.Quote(redisstore.RedactedURL(v))
-	}
 	if secretFlags[name] && v != "" && !secret.IsFile(v) {
 		return fmt.Sprintf("(%d characters, not shown)", len(v))
 	}
-	return strconv.Quote(v)
+	return strconv.Quote(redactedURL(name, v))
+}
+
+// redactedURL returns v, a value of flag name, with the credentials of a
+// URL in it redacted: the password as xxxxx (-store's, or any other), a
+// user name alone (a token, as some services take) as xxxxx.
+func redactedURL(name, v string) string {
+	if name == "store" {
+		return redisstore.RedactedURL(v)
+	}
+	if !strings.Contains(v, "://") {
+		return v
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err != nil && strings.Contains(v, "@"):
+		return "(not a URL)"
+	case err != nil || u.User == nil:
+		return v
+	}
+	if _, ok := u.User.Password(); !ok {
+		u.User = url.User("xxxxx")
+	}
+	return u.Redacted()
+}
+
+// redactedArgs returns args, a command line of fs's flags (os.Args), as
+// the admin API's /debug/pprof/cmdline shows it: the literal values of
+// secretFlags as xxxxx, and the credentials of URLs redacted.
+func redactedArgs(fs *flag.FlagSet, args []string) []string {
+	out := slices.Clone(args)
+	for i := 1; i < len(out); i++ {
+		a := out[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			break // the flag package stops at the first non-flag
+		}
+		name, value, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !inline { // -name value, unless a bool flag
+			f := fs.Lookup(name)
+			if f == nil || isBoolFlag(f) || i+1 == len(out) {
+				continue
+			}
+			i++
+			value = out[i]
+		}
+		if secretFlags[name] && value != "" && !secret.IsFile(value) {
+			value = "xxxxx"
+		} else {
+			value = redactedURL(name, value)
+		}
+		if inline {
+			out[i] = a[:strings.Index(a, "=")+1] + value
+		} else {
+			out[i] = value
+		}
+	}
+	return out
 }
 
 // problem reports a flag value that is not of the expected form: the
@@ -459,6 +516,12 @@ func (v explained) Set(s string) error {
 		return fmt.Errorf("%s (out of range)", v.want)
 	}
 	return errors.New(v.want)
+}
+
+// isBoolFlag reports whether f takes no value: -flag alone means true.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // explainedBool is an explained bool flag: -flag alone means true.

@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -40,6 +41,7 @@ import (
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/admin"
 	"github.com/vspec/catalogue/httpd/buildinfo"
+	"github.com/vspec/catalogue/httpd/hostguard"
 	"github.com/vspec/catalogue/httpd/keyflow"
 	"github.com/vspec/catalogue/httpd/keyflow/mail"
 	"github.com/vspec/catalogue/httpd/mcp"
@@ -94,6 +96,7 @@ var (
 	settleTimeout   = flag.Duration("x402.settleTimeout", x402.DefaultSettleTimeout, "longest a paid call waits for the facilitator to settle before answering 504 with a payment reference (the payment is then recorded as unsettled-unknown; see catalogue payments); -http.writeTimeout minus 1s bounds it anyway")
 	paymentsOff     = flag.Bool("x402.disable", false, "take no per-request payments: keyless calls to the payable operations get 401 like other keyed routes")
 	adminTokenFlag  = flag.String("admin.token", "", "bearer token of the admin API, at least 16 characters, literal or file://PATH; empty uses <state>/admin.token, created once")
+	adminHosts      = flag.String("admin.allowedHosts", "", "comma-separated Host values the admin API answers to (name, or name:port); empty allows localhost, 127.0.0.1, [::1] and the host of -admin.listen. Others, and browser Origins of other hosts, get 403 whatever the token (DNS-rebinding protection)")
 	bootstrapKeys   = flag.Bool("keys.bootstrap", true, "when the key store is empty at start, create one demo key and one full-catalogue (apify) key and print them once with a curl line to try; false creates none")
 	showVersion     = flag.Bool("version", false, "print the build (module version, VCS revision and time, Go version) and exit")
 	adminDeprecated = flag.Bool("admin.allowDeprecated", false, "let the admin API create keys of the deprecated free plan (only to migrate a key granted by hand); without it such requests get 422")
@@ -298,21 +301,23 @@ func run(cfg *config, obs *observe.Observer) error {
 		if ip := aln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
 			log.Printf("warning: the admin API listens on %s, which is not a loopback address", aln.Addr())
 		}
-		adminSrv := &http.Server{Handler: &admin.Handler{Keys: keys, Token: adminToken, Metrics: obs.WriteMetrics, AllowDeprecated: *adminDeprecated, Reload: func() (string, error) {
-			if fleet != nil {
-				return "", fmt.Errorf("this replica serves the fleet's catalogue (-origin): roll one out with catalogue publish")
-			}
-			id, _, err := reloader.Reload()
-			if err != nil {
-				metrics.reloadsRefused()
-			} else {
-				metrics.reloadsOK()
-			}
-			return id, err
-		}}, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes}
+		guard, hosts := adminGuard()
+		adminSrv := &http.Server{Handler: &admin.Handler{Keys: keys, Token: adminToken, Guard: guard, Cmdline: redactedArgs(flag.CommandLine, os.Args),
+			Metrics: obs.WriteMetrics, AllowDeprecated: *adminDeprecated, Reload: func() (string, error) {
+				if fleet != nil {
+					return "", fmt.Errorf("this replica serves the fleet's catalogue (-origin): roll one out with catalogue publish")
+				}
+				id, _, err := reloader.Reload()
+				if err != nil {
+					metrics.reloadsRefused()
+				} else {
+					metrics.reloadsOK()
+				}
+				return id, err
+			}}, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes}
 		go func() { serveErr <- adminSrv.Serve(aln) }()
 		defer adminSrv.Close()
-		log.Printf("admin API on http://%s/admin (token in %s unless -admin.token is set)", aln.Addr(), filepath.Join(*stateDir, admin.TokenFile))
+		log.Printf("admin API on http://%s/admin (token in %s unless -admin.token is set; answers to the hosts %s)", aln.Addr(), filepath.Join(*stateDir, admin.TokenFile), strings.Join(hosts, ", "))
 	}
 
 	stopMCP, err := startMCP(svc, keys, cfg.mcpPublic, proxies, serveErr)
@@ -347,6 +352,28 @@ func run(cfg *config, obs *observe.Observer) error {
 			return nil
 		}
 	}
+}
+
+// adminGuard returns the Host and Origin check of the admin API and the
+// hosts it allows: -admin.allowedHosts, or the loopback names and the host
+// -admin.listen names (unless it is a wildcard, 0.0.0.0 or ::); browser
+// origins of the same names.
+func adminGuard() (*hostguard.Guard, []string) {
+	hosts := cliflag.List(*adminHosts)
+	if len(hosts) == 0 {
+		hosts = slices.Clone(hostguard.LoopbackHosts)
+		if h, _, err := net.SplitHostPort(*adminListen); err == nil && h != "" {
+			if ip, err := netip.ParseAddr(h); err != nil || !ip.IsUnspecified() {
+				if ip.Is6() {
+					h = "[" + h + "]"
+				}
+				if !slices.Contains(hosts, h) {
+					hosts = append(hosts, h)
+				}
+			}
+		}
+	}
+	return hostguard.New(hosts, hostguard.Names(hosts)), hosts
 }
 
 // follower returns the follower of the fleet's catalogue that -store and

@@ -5,8 +5,13 @@
 // twin of the "catalogue keys" commands, which work on the state directory
 // while the server is stopped (the key store allows one process at a time).
 //
+// Every request is checked first for a Host and Origin of this server
+// (httpd/hostguard: DNS rebinding), then for the token. The profiler's
+// cmdline shows the command line it is given, with secrets redacted.
+//
 // It is cold-path code on net/http and encoding/json. It imports
-// httpd/access; nothing imports it but cmd.
+// httpd/access, httpd/hostguard and httpd/secret; nothing imports it but
+// cmd.
 package admin
 
 import (
@@ -24,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/hostguard"
 	"github.com/vspec/catalogue/httpd/secret"
 )
 
@@ -38,7 +44,19 @@ type Handler struct {
 	// AllowDeprecated lets POST /admin/keys create keys of the deprecated
 	// free plan (to migrate a key granted by hand); otherwise it refuses.
 	AllowDeprecated bool
+	// Guard refuses a request whose Host or Origin is not this server's
+	// with 403, before the token is looked at (DNS rebinding: a page in
+	// the operator's browser reaching the loopback listener). Nil allows
+	// the loopback names only (hostguard.LoopbackHosts).
+	Guard *hostguard.Guard
+	// Cmdline is what GET /debug/pprof/cmdline shows: the command line with
+	// the values of secret flags redacted. Nil shows the program's name
+	// only (net/http/pprof would show every literal secret).
+	Cmdline []string
 }
+
+// loopbackGuard is the guard of a Handler without one.
+var loopbackGuard = hostguard.New(hostguard.LoopbackHosts, hostguard.Names(hostguard.LoopbackHosts))
 
 // KeyView is a key as the admin API shows it: its hash and its stored
 // record, never the key itself, except once in the response that creates
@@ -55,6 +73,14 @@ func View(k *access.Key) KeyView {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	guard := h.Guard
+	if guard == nil {
+		guard = loopbackGuard
+	}
+	if refused := guard.Check(r); refused != nil {
+		problem(w, http.StatusForbidden, refused.Error()+" The admin API answers to the hosts of -admin.allowedHosts.")
+		return
+	}
 	auth := r.Header.Get("Authorization")
 	tok, ok := strings.CutPrefix(auth, "Bearer ")
 	if !ok || subtle.ConstantTimeCompare([]byte(tok), h.Token) != 1 {
@@ -69,7 +95,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		h.Metrics(w)
 	case strings.HasPrefix(r.URL.Path, "/debug/pprof/"):
-		profile(w, r)
+		h.profile(w, r)
 	case path == "/admin/keys" && r.Method == http.MethodGet:
 		keys, err := h.Keys.List()
 		if err != nil {
@@ -156,14 +182,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // profile serves the Go profiler (net/http/pprof) behind the admin token:
-// the index, cmdline, profile (CPU, ?seconds=N), symbol, trace and every
-// named profile (heap, goroutine, allocs, block, mutex, threadcreate).
-func profile(w http.ResponseWriter, r *http.Request) {
+// the index, cmdline (h.Cmdline, redacted), profile (CPU, ?seconds=N),
+// symbol, trace and every named profile (heap, goroutine, allocs, block,
+// mutex, threadcreate).
+func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
 	switch name := strings.TrimPrefix(r.URL.Path, "/debug/pprof/"); name {
 	case "":
 		pprof.Index(w, r)
-	case "cmdline":
-		pprof.Cmdline(w, r)
+	case "cmdline": // as pprof.Cmdline writes it, but from h.Cmdline
+		args := h.Cmdline
+		if args == nil {
+			args = os.Args[:1]
+		}
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, strings.Join(args, "\x00"))
 	case "profile":
 		pprof.Profile(w, r)
 	case "symbol":

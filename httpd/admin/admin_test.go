@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/hostguard"
 )
 
 func TestAdminAPI(t *testing.T) {
@@ -182,5 +183,70 @@ func TestTokenFile(t *testing.T) {
 	}
 	if _, err := LoadOrCreateToken("short", dir); err == nil {
 		t.Error("a short -admin.token was accepted")
+	}
+}
+
+// TestHostAndOrigin: the admin API answers only to its own hosts, and to
+// no browser page of another origin, whatever the token: DNS rebinding
+// must not reach it. The profiler's cmdline is the one given.
+func TestHostAndOrigin(t *testing.T) {
+	keys, err := access.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keys.Close()
+	tok := "admin-token-of-16+"
+	h := &Handler{Keys: keys, Token: []byte(tok)}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	f := func(want int, path string, headers ...string) string {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		for i := 0; i < len(headers); i += 2 {
+			if headers[i] == "Host" {
+				req.Host = headers[i+1]
+			} else {
+				req.Header.Set(headers[i], headers[i+1])
+			}
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != want {
+			t.Errorf("%s %v: %d, want %d: %s", path, headers, res.StatusCode, want, b)
+		}
+		return string(b)
+	}
+	f(200, "/admin/keys")
+	f(200, "/admin/keys", "Host", "localhost:"+port)
+	f(200, "/admin/keys", "Host", "[::1]:"+port, "Origin", "http://localhost:3000")
+	for _, hdr := range [][]string{
+		{"Host", "evil.example"},
+		{"Host", "evil.example:" + port},
+		{"Host", "127.0.0.1.evil.example:" + port},
+		{"Origin", "http://evil.example"},
+		{"Origin", "null"},
+	} {
+		if body := f(403, "/admin/keys", hdr...); !strings.Contains(body, "-admin.allowedHosts") {
+			t.Errorf("%v: %s", hdr, body)
+		}
+		f(403, "/debug/pprof/cmdline", hdr...)
+	}
+	h.Guard = hostguard.New([]string{"admin.internal"}, nil)
+	f(200, "/admin/keys", "Host", "admin.internal:"+port)
+	f(403, "/admin/keys", "Host", "localhost:"+port)
+
+	h.Guard = nil
+	if got := f(200, "/debug/pprof/cmdline"); got != os.Args[0] {
+		t.Errorf("cmdline without Cmdline: %q, want the program's name alone", got)
+	}
+	h.Cmdline = []string{"catalogued", "-admin.token", "xxxxx"}
+	if got := f(200, "/debug/pprof/cmdline"); got != "catalogued\x00-admin.token\x00xxxxx" {
+		t.Errorf("cmdline: %q", got)
 	}
 }

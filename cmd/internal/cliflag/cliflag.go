@@ -1,7 +1,7 @@
 // Package cliflag holds what the commands under cmd share in reading
 // their flags: today the comma-separated list (catalogue's -modules,
 // -languages and -brands, catalogued's -mcp.allowedHosts,
-// -mcp.allowedOrigins and -origin.redirectHosts).
+// -mcp.allowedOrigins, -admin.allowedHosts and -origin.redirectHosts).
 // Only the commands import it.
 package cliflag
 
