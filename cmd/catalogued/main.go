@@ -267,13 +267,15 @@ func run(cfg *config, obs *observe.Observer) error {
 		return json.NewEncoder(os.Stdout).Encode(svc.Description())
 	}
 	metrics := registerServerMetrics(obs, svc.Catalogue, meter, st.reachable())
-	reloader := &loader.Reloader{Path: *snapshotPath, Install: svc.Install}
-	reload := func() {
+	install := installer(svc.Catalogue, svc.Install) // and give the replaced catalogue's memory back
+	reloader := &loader.Reloader{Path: *snapshotPath, Install: install}
+	reload := coalesce(func() {
 		if fleet != nil { // the fleet's pointer decides what is served
 			log.Printf("SIGHUP: reading the fleet's current catalogue now (serving %s)", fleet.Current())
 			fleet.Check()
 			return
 		}
+		log.Printf("SIGHUP: reloading %s", *snapshotPath)
 		id, took, err := reloader.Reload()
 		if err != nil {
 			metrics.reloadsRefused()
@@ -283,14 +285,14 @@ func run(cfg *config, obs *observe.Observer) error {
 		}
 		metrics.reloadsOK()
 		log.Printf("reloaded snapshot %s (identity %s) in %s", *snapshotPath, id, took.Round(time.Millisecond))
-	}
+	})
 
 	setHandler(svc.Handler())
 	log.Printf("serving http://%s/v1 (started in %s)", ln.Addr(), time.Since(start).Round(time.Millisecond))
 	if fleet != nil {
 		ctx, stopFleet := context.WithCancel(context.Background())
 		defer stopFleet()
-		go fleet.Run(ctx, svc.Install)
+		go fleet.Run(ctx, install)
 	}
 
 	if *adminListen != "" {
@@ -332,8 +334,9 @@ func run(cfg *config, obs *observe.Observer) error {
 		case sig := <-signals:
 			if sig == syscall.SIGHUP {
 				// Load in the background: requests keep being served from
-				// the current catalogue until the new one is ready.
-				go reload()
+				// the current catalogue until the new one is ready. Signals
+				// during a reload are folded into one more.
+				reload()
 				continue
 			}
 			log.Printf("received %s: draining requests in flight (at most %s)", sig, *drainTimeout)
