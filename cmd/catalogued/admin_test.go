@@ -1,19 +1,12 @@
 package main
 
 import (
-	"context"
 	"flag"
-
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/vspec/catalogue/httpd/httpdtest"
 )
 
 // TestAdminHostAndCmdline: the admin listener of the real binary refuses a
@@ -32,11 +25,6 @@ import (
 //
 // showed LITERAL, PW and S as they were typed.
 func TestAdminHostAndCmdline(t *testing.T) {
-	dir := t.TempDir()
-	snap := filepath.Join(dir, "small.snap")
-	if err := os.WriteFile(snap, httpdtest.Snapshot(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	const (
 		token    = "admin-token-literal-0123456789"
 		password = "smtp-password-literal"
@@ -44,19 +32,8 @@ func TestAdminHostAndCmdline(t *testing.T) {
 		auth     = "Authorization: Bearer facilitator-literal"
 	)
 	adminAddr := freePort(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary(t), "-listen", freePort(t), "-snapshot", snap, "-state", filepath.Join(dir, "state"),
-		"-mcp.listen", "", "-admin.listen", adminAddr, "-admin.token="+token, "-mail.smtp", "127.0.0.1:1", "-mail.password", password,
-		"--ids.secret", idSecret, "-x402.facilitatorAuth", auth, "-keys.bootstrap=false")
-	cmd.Env = cleanEnv()
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	logs := watch(stderr)
-	logs.waitFor(t, "admin API on http://"+adminAddr, 30*time.Second)
+	startServer(t, 0, "-admin.listen", adminAddr, "-admin.token="+token, "-mail.smtp", "127.0.0.1:1", "-mail.password", password,
+		"--ids.secret", idSecret, "-x402.facilitatorAuth", auth, "-keys.bootstrap=false").logs.waitFor(t, "admin API on http://"+adminAddr, 30*time.Second)
 	port := adminAddr[strings.LastIndex(adminAddr, ":")+1:]
 	get := func(path string, headers ...string) (int, string) {
 		t.Helper()

@@ -1,16 +1,10 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/vspec/catalogue/httpd/httpdtest"
 )
 
 // TestSIGHUPCoalesced: SIGHUPs arriving while a reload runs cause at most
@@ -24,31 +18,15 @@ import (
 // signal; the reloader only serialised them): about 30 s of a core, and
 // RSS went from 438 MB to 1.1-1.26 GB and stayed at 1.09 GB.
 func TestSIGHUPCoalesced(t *testing.T) {
-	dir := t.TempDir()
-	snap := filepath.Join(dir, "small.snap")
-	if err := os.WriteFile(snap, httpdtest.Snapshot(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	addr := freePort(t)
-	cmd := exec.CommandContext(ctx, binary(t), "-listen", addr, "-snapshot", snap, "-state", filepath.Join(dir, "state"),
-		"-admin.listen", "", "-mcp.listen", "", "-keys.bootstrap=false", "-log.format", "text")
-	cmd.Env = cleanEnv()
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	logs := watch(stderr)
-	logs.waitFor(t, "serving http://", 30*time.Second)
+	s := startServer(t, 0, "-keys.bootstrap=false", "-log.format", "text")
+	logs := s.logs
 	reloads := func() int { return strings.Count(logs.text(), "reloaded snapshot") }
 
 	// 20 signals, 1 ms apart (so that the kernel does not merge them),
 	// within one reload of the small catalogue (over 100 ms).
 	const signals = 20
 	for range signals {
-		if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Millisecond)
@@ -65,7 +43,7 @@ func TestSIGHUPCoalesced(t *testing.T) {
 	}
 	// The replaced catalogues are released, their memory returned.
 	logs.waitFor(t, "is released: its memory is back with the system", 10*time.Second)
-	if code, err := health(addr); err != nil || code != 200 {
+	if code, err := health(s.addr); err != nil || code != 200 {
 		t.Errorf("health after the reloads: %d %v", code, err)
 	}
 }

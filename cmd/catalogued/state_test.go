@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/vspec/catalogue/httpd/httpdtest"
 )
 
 // TestDamagedStateRefused: a state directory whose access.db is empty,
@@ -31,34 +27,18 @@ import (
 //   - : > state/admin.token, start: served, with every admin request 401
 //     and no word why.
 func TestDamagedStateRefused(t *testing.T) {
-	dir := t.TempDir()
-	snap := filepath.Join(dir, "small.snap")
-	if err := os.WriteFile(snap, httpdtest.Snapshot(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	state := filepath.Join(dir, "state")
-	start := func() (*exec.Cmd, *logWatcher, *logWatcher) {
+	state := filepath.Join(t.TempDir(), "state")
+	start := func() *server {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		t.Cleanup(cancel)
-		cmd := exec.CommandContext(ctx, binary(t), "-listen", freePort(t), "-snapshot", snap, "-state", state,
-			"-admin.listen", freePort(t), "-mcp.listen", "")
-		cmd.Env = cleanEnv()
-		stderr, _ := cmd.StderrPipe()
-		stdout, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		return cmd, watch(stderr), watch(stdout)
+		return spawnServer(t, 0, "-state", state, "-admin.listen", freePort(t))
 	}
 	// A first start makes the state: keys, admin token.
-	cmd, logs, printed := start()
-	logs.waitFor(t, "admin API on http://", 30*time.Second)
-	printed.waitFor(t, "vsc_apify_", 10*time.Second)
-	cmd.Process.Signal(syscall.SIGTERM)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("the first start's stop: %v\n%s", err, logs.text())
+	s := start()
+	s.logs.waitFor(t, "admin API on http://", 30*time.Second)
+	s.stdout.waitFor(t, "vsc_apify_", 10*time.Second)
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	if err := s.cmd.Wait(); err != nil {
+		t.Fatalf("the first start's stop: %v\n%s", err, s.logs.text())
 	}
 	db := filepath.Join(state, "access.db")
 	good, err := os.ReadFile(db)
@@ -67,9 +47,10 @@ func TestDamagedStateRefused(t *testing.T) {
 	}
 	refused := func(name string, want ...string) {
 		t.Helper()
-		cmd, logs, printed := start()
+		s := start()
+		logs, printed := s.logs, s.stdout
 		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
+		go func() { done <- s.cmd.Wait() }()
 		deadline := time.After(30 * time.Second)
 	wait:
 		for {

@@ -117,15 +117,23 @@ func TestMetricsProfilerAndDeprecatedPlan(t *testing.T) {
 }
 
 // serve starts h on a test server and returns a function sending a request
-// with a bearer token (none when empty): the status and the body.
-func serve(t *testing.T, h http.Handler) func(method, path, token, body string) (int, string) {
+// with a bearer token (none when empty) and headers (name, value, ...;
+// "Host" sets the request's Host): the status and the body.
+func serve(t *testing.T, h http.Handler) func(method, path, token, body string, headers ...string) (int, string) {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return func(method, path, token, body string) (int, string) {
+	return func(method, path, token, body string, headers ...string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		for i := 0; i+1 < len(headers); i += 2 {
+			if headers[i] == "Host" {
+				req.Host = headers[i+1]
+			} else {
+				req.Header.Set(headers[i], headers[i+1])
+			}
 		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -197,38 +205,22 @@ func TestHostAndOrigin(t *testing.T) {
 	defer keys.Close()
 	tok := "admin-token-of-16+"
 	h := &Handler{Keys: keys, Token: []byte(tok)}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	send := serve(t, h)
 	f := func(want int, path string, headers ...string) string {
 		t.Helper()
-		req, _ := http.NewRequest("GET", srv.URL+path, nil)
-		req.Header.Set("Authorization", "Bearer "+tok)
-		for i := 0; i < len(headers); i += 2 {
-			if headers[i] == "Host" {
-				req.Host = headers[i+1]
-			} else {
-				req.Header.Set(headers[i], headers[i+1])
-			}
+		code, body := send("GET", path, tok, "", headers...)
+		if code != want {
+			t.Errorf("%s %v: %d, want %d: %s", path, headers, code, want, body)
 		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		if res.StatusCode != want {
-			t.Errorf("%s %v: %d, want %d: %s", path, headers, res.StatusCode, want, b)
-		}
-		return string(b)
+		return body
 	}
 	f(200, "/admin/keys")
-	f(200, "/admin/keys", "Host", "localhost:"+port)
-	f(200, "/admin/keys", "Host", "[::1]:"+port, "Origin", "http://localhost:3000")
+	f(200, "/admin/keys", "Host", "localhost:8081")
+	f(200, "/admin/keys", "Host", "[::1]:8081", "Origin", "http://localhost:3000")
 	for _, hdr := range [][]string{
 		{"Host", "evil.example"},
-		{"Host", "evil.example:" + port},
-		{"Host", "127.0.0.1.evil.example:" + port},
+		{"Host", "evil.example:8081"},
+		{"Host", "127.0.0.1.evil.example:8081"},
 		{"Origin", "http://evil.example"},
 		{"Origin", "null"},
 	} {
@@ -238,8 +230,8 @@ func TestHostAndOrigin(t *testing.T) {
 		f(403, "/debug/pprof/cmdline", hdr...)
 	}
 	h.Guard = hostguard.New([]string{"admin.internal"}, nil)
-	f(200, "/admin/keys", "Host", "admin.internal:"+port)
-	f(403, "/admin/keys", "Host", "localhost:"+port)
+	f(200, "/admin/keys", "Host", "admin.internal:8081")
+	f(403, "/admin/keys", "Host", "localhost:8081")
 
 	h.Guard = nil
 	if got := f(200, "/debug/pprof/cmdline"); got != os.Args[0] {
