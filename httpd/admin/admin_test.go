@@ -15,20 +15,32 @@ import (
 	"github.com/vspec/catalogue/httpd/hostguard"
 )
 
-func TestAdminAPI(t *testing.T) {
+// tok is the admin token of the tests' handlers.
+const tok = "admin-token-of-16+"
+
+// newHandler returns a handler with the token tok over a key store in a
+// temporary directory, closed when the test ends.
+func newHandler(t *testing.T) *Handler {
+	t.Helper()
 	keys, err := access.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer keys.Close()
+	t.Cleanup(func() { keys.Close() })
+	return &Handler{Keys: keys, Token: []byte(tok)}
+}
+
+func TestAdminAPI(t *testing.T) {
+	h := newHandler(t)
+	keys := h.Keys
 	reloads := 0
-	h := &Handler{Keys: keys, Token: []byte("admin-token-of-16+"), Reload: func() (string, error) {
+	h.Reload = func() (string, error) {
 		reloads++
 		if reloads > 1 {
 			return "", errors.New("corrupt snapshot: truncated")
 		}
 		return "abcd", nil
-	}}
+	}
 	send := serve(t, h)
 	call := func(method, path, token, body string) (int, map[string]any) {
 		t.Helper()
@@ -43,7 +55,6 @@ func TestAdminAPI(t *testing.T) {
 	if code, _ := call("GET", "/admin/keys", "wrong-token-of-16+", ""); code != 401 {
 		t.Errorf("wrong token: %d", code)
 	}
-	tok := "admin-token-of-16+"
 	code, m := call("POST", "/admin/keys", tok, `{"plan":"apify","email":"a@example.org"}`)
 	if code != 201 {
 		t.Fatalf("create: %d %v", code, m)
@@ -85,13 +96,8 @@ func TestAdminAPI(t *testing.T) {
 // TestMetricsProfilerAndDeprecatedPlan: /metrics and /debug/pprof/ answer
 // behind the token; the free plan is refused unless allowed.
 func TestMetricsProfilerAndDeprecatedPlan(t *testing.T) {
-	keys, err := access.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer keys.Close()
-	tok := "admin-token-of-16+"
-	h := &Handler{Keys: keys, Token: []byte(tok), Metrics: func(w io.Writer) { io.WriteString(w, "catalogue_up 1\n") }}
+	h := newHandler(t)
+	h.Metrics = func(w io.Writer) { io.WriteString(w, "catalogue_up 1\n") }
 	get := serve(t, h)
 	for _, p := range []string{"/metrics", "/debug/pprof/", "/debug/pprof/heap"} {
 		if code, _ := get("GET", p, "", ""); code != 401 {
@@ -198,13 +204,7 @@ func TestTokenFile(t *testing.T) {
 // no browser page of another origin, whatever the token: DNS rebinding
 // must not reach it. The profiler's cmdline is the one given.
 func TestHostAndOrigin(t *testing.T) {
-	keys, err := access.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer keys.Close()
-	tok := "admin-token-of-16+"
-	h := &Handler{Keys: keys, Token: []byte(tok)}
+	h := newHandler(t)
 	send := serve(t, h)
 	f := func(want int, path string, headers ...string) string {
 		t.Helper()
