@@ -6,14 +6,19 @@ import (
 	"testing"
 )
 
-func TestHosts(t *testing.T) {
-	g := New(append([]string{"agents.example.com", "proxy.internal:8443"}, LoopbackHosts...), nil)
-	f := func(host string, want bool) {
+// ftest returns the f-test of allowed, the Guard method name.
+func ftest(t *testing.T, name string, allowed func(string) bool) func(v string, want bool) {
+	return func(v string, want bool) {
 		t.Helper()
-		if got := g.HostAllowed(host); got != want {
-			t.Errorf("HostAllowed(%q) = %v, want %v", host, got, want)
+		if got := allowed(v); got != want {
+			t.Errorf("%s(%q) = %v, want %v", name, v, got, want)
 		}
 	}
+}
+
+func TestHosts(t *testing.T) {
+	g := New(append([]string{"agents.example.com", "proxy.internal:8443"}, LoopbackHosts...), nil)
+	f := ftest(t, "HostAllowed", g.HostAllowed)
 	f("localhost", true)
 	f("localhost:8081", true)
 	f("LOCALHOST:1", true)
@@ -36,12 +41,7 @@ func TestHosts(t *testing.T) {
 
 func TestOrigins(t *testing.T) {
 	g := New(nil, []string{"https://app.example.com", "localhost", "127.0.0.1", "[::1]"})
-	f := func(origin string, want bool) {
-		t.Helper()
-		if got := g.OriginAllowed(origin); got != want {
-			t.Errorf("OriginAllowed(%q) = %v, want %v", origin, got, want)
-		}
-	}
+	f := ftest(t, "OriginAllowed", g.OriginAllowed)
 	f("https://app.example.com", true)
 	f("https://APP.example.com", true)
 	f("http://app.example.com", false) // an exact origin: its scheme too
