@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"syscall"
 
 	bolt "go.etcd.io/bbolt"
@@ -90,26 +91,45 @@ func corrupt(path string, err error) error {
 		"or move it aside (keep it: bbolt's own tool, go run go.etcd.io/bbolt/cmd/bbolt@v1.5.0 check FILE, may tell more) to start with an empty store, losing what it held", path, err)
 }
 
-// open is bolt.Open with its panics turned into errors.
+// open is bolt.Open under guard.
 func open(path string, opts *bolt.Options) (db *bolt.DB, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			db, err = nil, fmt.Errorf("bbolt: %v", r)
-		}
-	}()
-	return bolt.Open(path, 0o600, opts)
+	err = guard(func() (err error) {
+		db, err = bolt.Open(path, 0o600, opts)
+		return err
+	})
+	return db, err
 }
 
-// check runs bbolt's consistency check over every page, under recover.
-func check(db *bolt.DB) (err error) {
+// guard runs f, turning its panics, and the memory faults of reading a
+// corrupt file through bbolt's memory map, into errors. bbolt reads the
+// file through a memory map: a corrupt offset or count makes it read past
+// the map, a fault that kills the process (the runtime's "unexpected
+// fault address") unless the goroutine asked for a panic instead
+// (debug.SetPanicOnFault), which is recovered here.
+func guard(f func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: bbolt: %v", ErrCorrupt, r)
+			err = fmt.Errorf("bbolt: %v", r)
 		}
 	}()
+	return f()
+}
+
+// check reads every key and value of every bucket on this goroutine,
+// under guard, then runs bbolt's consistency check (Tx.Check). The check
+// runs on a goroutine of bbolt's own, where a fault cannot be recovered:
+// the read first touches what the check reads (every page reachable from
+// the buckets, every key), so a fault happens here, where it is an error.
+func check(db *bolt.DB) error {
 	return db.View(func(tx *bolt.Tx) error {
+		if err := guard(func() error {
+			return tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return touch(b) })
+		}); err != nil {
+			return fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
 		var errs []error
-		for e := range tx.Check() {
+		for e := range tx.Check() { // it recovers its own panics, and reports them
 			if len(errs) < 3 { // the first few say enough
 				errs = append(errs, e)
 			}
@@ -120,3 +140,24 @@ func check(db *bolt.DB) (err error) {
 		return nil
 	})
 }
+
+// touch reads the first and last byte of every key and value in b and
+// the buckets nested in it.
+func touch(b *bolt.Bucket) error {
+	return b.ForEach(func(k, v []byte) error {
+		for _, s := range [][]byte{k, v} {
+			if len(s) > 0 {
+				touched ^= s[0] ^ s[len(s)-1]
+			}
+		}
+		if v == nil { // a nested bucket
+			if nested := b.Bucket(k); nested != nil {
+				return touch(nested)
+			}
+		}
+		return nil
+	})
+}
+
+// touched keeps touch's reads from being optimised away.
+var touched byte

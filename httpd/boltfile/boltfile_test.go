@@ -3,8 +3,10 @@ package boltfile
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +131,45 @@ func TestDamagedFileRefused(t *testing.T) {
 	f("meta pages zeroed", writeAt(make([]byte, 2*page), 0), ErrCorrupt)
 	f("truncated to one page", truncate(page), ErrCorrupt)
 	f("not a database", func(path string) { os.WriteFile(path, []byte(strings.Repeat("not bbolt ", 1000)), 0o600) }, ErrCorrupt)
+}
+
+// TestScribbledPages: random bytes over the pages in use, 40 times: Open
+// returns a store or an error, and the process lives. bbolt reads the
+// file through a memory map, and a corrupt offset made it read past the
+// map: "unexpected fault address", a crash no recover catches, in the
+// goroutine of Tx.Check when nothing had read those pages before it.
+func TestScribbledPages(t *testing.T) {
+	path := store(t, 200)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for id := range usedPages(t, path) {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	page := int64(os.Getpagesize())
+	rng := rand.New(rand.NewPCG(35, 7))
+	refused := 0
+	for range 40 {
+		b := slices.Clone(good)
+		off := ids[rng.IntN(len(ids))]*page + rng.Int64N(page-64)
+		for i := range 64 {
+			b[off+int64(i)] = byte(rng.Uint32())
+		}
+		os.WriteFile(path, b, 0o600)
+		db, _, err := Open(path, opts)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Errorf("bytes at %d: %v, want ErrCorrupt", off, err)
+			}
+			refused++
+			continue
+		}
+		db.Close()
+	}
+	t.Logf("%d of 40 scribbled files refused as corrupt", refused)
 }
 
 // TestNotAFile: a directory where the file should be is an error, not a
