@@ -203,6 +203,12 @@ func TestTokenFile(t *testing.T) {
 // TestHostAndOrigin: the admin API answers only to its own hosts, and to
 // no browser page of another origin, whatever the token: DNS rebinding
 // must not reach it. The profiler's cmdline is the one given.
+//
+// Reproduction (before): curl -H 'Host: evil.example' -H 'Origin:
+// http://evil.example' -H "Authorization: Bearer $TOKEN"
+// http://127.0.0.1:8081/admin/keys answered 200 with the keys (admin.go
+// checked the token only), and /debug/pprof/cmdline was net/http/pprof's,
+// os.Args as typed.
 func TestHostAndOrigin(t *testing.T) {
 	h := newHandler(t)
 	send := serve(t, h)
