@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/vspec/catalogue/cmd/internal/cliflag"
 	"github.com/vspec/catalogue/httpd/redisstore"
 	"github.com/vspec/catalogue/loader/rollout"
 )
@@ -40,6 +41,7 @@ func runPublish(args []string, stdout io.Writer) error {
 	origin := fs.String("origin", os.Getenv("CATALOGUED_ORIGIN"), "where replicas fetch snapshots: a directory, or an http(s) URL they GET <URL>/<sha256>.snap from")
 	hash := fs.String("hash", "", "point the fleet at this catalogue already in the origin (64 hex digits) instead of publishing FILE: a rollback")
 	timeout := fs.Duration("timeout", 10*time.Minute, "longest the whole publication may take (checking an HTTP origin downloads the file)")
+	redirects := fs.String("origin.redirectHosts", os.Getenv("CATALOGUED_ORIGIN_REDIRECTHOSTS"), "comma-separated hosts a redirect from an http(s) origin may lead to (a name, any port, or name:port), as the replicas' -origin.redirectHosts; empty follows redirects within the origin's host only")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,7 +57,7 @@ func runPublish(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-store: %w", err)
 	}
-	o, err := rollout.ParseOrigin(*origin, nil)
+	o, err := rollout.ParseOrigin(*origin, rollout.HTTPOptions{RedirectHosts: cliflag.List(*redirects)})
 	if err != nil {
 		return fmt.Errorf("-origin: %w", err)
 	}

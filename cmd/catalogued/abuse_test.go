@@ -73,15 +73,28 @@ func binary(t testing.TB) string {
 
 // server is a catalogued child process.
 type server struct {
-	cmd  *exec.Cmd
-	addr string
-	mcp  string
-	logs *logWatcher
+	cmd    *exec.Cmd
+	addr   string
+	mcp    string
+	logs   *logWatcher // standard error
+	stdout *logWatcher
 }
 
 // startServer runs the binary on the small test catalogue with args,
 // under an open-file limit when nofile > 0, and waits until it answers.
 func startServer(t testing.TB, nofile int, args ...string) *server {
+	t.Helper()
+	s := spawnServer(t, nofile, args...)
+	s.logs.waitFor(t, "serving http://", 60*time.Second)
+	return s
+}
+
+// spawnServer starts what startServer does, without waiting: on the
+// small test catalogue, in a state directory of its own (args may name
+// another: the last -state wins, as any flag given twice), without the
+// admin and MCP listeners unless args ask for them, in an environment
+// without CATALOGUED_ variables. The process is killed when the test ends.
+func spawnServer(t testing.TB, nofile int, args ...string) *server {
 	t.Helper()
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "small.snap")
@@ -109,13 +122,14 @@ func startServer(t testing.TB, nofile int, args ...string) *server {
 	} else {
 		s.cmd = exec.CommandContext(ctx, binary(t), all...)
 	}
+	s.cmd.Env = cleanEnv()
 	stderr, _ := s.cmd.StderrPipe()
+	stdout, _ := s.cmd.StdoutPipe()
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.cmd.Process.Kill(); s.cmd.Wait() })
-	s.logs = watch(stderr)
-	s.logs.waitFor(t, "serving http://", 60*time.Second)
+	s.logs, s.stdout = watch(stderr), watch(stdout)
 	return s
 }
 

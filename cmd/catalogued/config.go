@@ -10,12 +10,14 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
 
+	"github.com/vspec/catalogue/cmd/internal/cliflag"
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/publicid"
 	"github.com/vspec/catalogue/httpd/redisstore"
@@ -36,6 +38,11 @@ var (
 	originFlag   = flag.String("origin", "", "where the fleet's snapshots are: a directory or an http(s) URL. The replica fetches <origin>/<sha256>.snap of the catalogue -store names, verifies its SHA-256, loads it and swaps it in; -snapshot and SIGHUP reloads of it are then unused (SIGHUP reads the fleet's catalogue at once). Requires -store. See also -rollout.poll, -rollout.dir")
 	rolloutPoll  = flag.Duration("rollout.poll", 5*time.Second, "how often a replica following the fleet (-origin) reads the fleet's current catalogue besides change notifications: the longest it lags when a notification is lost")
 	rolloutDir   = flag.String("rollout.dir", "", "where a replica following the fleet keeps fetched snapshots (the one served and the one before, for a rollback without download); empty uses <state>/snapshots")
+
+	originConnect   = flag.Duration("origin.connectTimeout", 10*time.Second, "longest a replica waits to connect to an http(s) -origin, and then for the TLS handshake. See also -origin.headerTimeout, -origin.idleTimeout")
+	originHeader    = flag.Duration("origin.headerTimeout", 30*time.Second, "longest a replica waits for the response headers of an http(s) -origin once its request is sent")
+	originIdle      = flag.Duration("origin.idleTimeout", 30*time.Second, "longest a download from an http(s) -origin may go without a byte: a body that stalls midway fails after it and is retried with backoff (a whole download is bounded by 10 minutes, and a newer pointer, such as a rollback, cancels it at once)")
+	originRedirects = flag.String("origin.redirectHosts", "", "comma-separated hosts a redirect from an http(s) -origin may lead to: a name (any port) or name:port. Empty follows redirects within the origin's own host only; a redirect from https to http is always refused")
 )
 
 // storeConfig is -store parsed.
@@ -86,19 +93,75 @@ func configure(fs *flag.FlagSet) (*config, error) {
 // flagRef names a flag and its environment twin, as problems do.
 func flagRef(name string) string { return fmt.Sprintf("-%s (%s)", name, envName(name)) }
 
-// secretFlags are never echoed in messages: a literal value is shown as
-// its length only. (-store is shown with its password redacted instead.)
+// secretFlags are never echoed in messages nor in the admin API's
+// /debug/pprof/cmdline: a literal value is shown as its length only, or
+// as xxxxx (a file:// path is shown: it is not the secret). The password
+// of a URL (-store, or credentials in any other URL flag) is redacted
+// instead (redactedURL).
 var secretFlags = map[string]bool{"ids.secret": true, "admin.token": true, "mail.password": true, "x402.facilitatorAuth": true}
 
 // shown is how a value of flag name appears in a message.
 func shown(name, v string) string {
-	if name == "store" {
-		return strconv.Quote(redisstore.RedactedURL(v))
-	}
 	if secretFlags[name] && v != "" && !secret.IsFile(v) {
 		return fmt.Sprintf("(%d characters, not shown)", len(v))
 	}
-	return strconv.Quote(v)
+	return strconv.Quote(redactedURL(name, v))
+}
+
+// redactedURL returns v, a value of flag name, with the credentials of a
+// URL in it redacted: the password as xxxxx (-store's, or any other), a
+// user name alone (a token, as some services take) as xxxxx.
+func redactedURL(name, v string) string {
+	if name == "store" {
+		return redisstore.RedactedURL(v)
+	}
+	if !strings.Contains(v, "://") {
+		return v
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err != nil && strings.Contains(v, "@"):
+		return "(not a URL)"
+	case err != nil || u.User == nil:
+		return v
+	}
+	if _, ok := u.User.Password(); !ok {
+		u.User = url.User("xxxxx")
+	}
+	return u.Redacted()
+}
+
+// redactedArgs returns args, a command line of fs's flags (os.Args), as
+// the admin API's /debug/pprof/cmdline shows it: the literal values of
+// secretFlags as xxxxx, and the credentials of URLs redacted.
+func redactedArgs(fs *flag.FlagSet, args []string) []string {
+	out := slices.Clone(args)
+	for i := 1; i < len(out); i++ {
+		a := out[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			break // the flag package stops at the first non-flag
+		}
+		name, value, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !inline { // -name value, unless a bool flag
+			f := fs.Lookup(name)
+			if f == nil || isBoolFlag(f) || i+1 == len(out) {
+				continue
+			}
+			i++
+			value = out[i]
+		}
+		if secretFlags[name] && value != "" && !secret.IsFile(value) {
+			value = "xxxxx"
+		} else {
+			value = redactedURL(name, value)
+		}
+		if inline {
+			out[i] = a[:strings.Index(a, "=")+1] + value
+		} else {
+			out[i] = value
+		}
+	}
+	return out
 }
 
 // problem reports a flag value that is not of the expected form: the
@@ -326,8 +389,18 @@ func checkFleet(cfg *config, bad func(name, format string, args ...any)) {
 			cfg.store = &storeConfig{URL: *storeURL, Client: co}
 		}
 	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+		eg   string
+	}{{"origin.connectTimeout", *originConnect, "10s"}, {"origin.headerTimeout", *originHeader, "30s"}, {"origin.idleTimeout", *originIdle, "30s"}} {
+		if d.v <= 0 {
+			bad(d.name, "want a positive duration, like %s", d.eg)
+		}
+	}
 	if *originFlag != "" {
-		o, err := rollout.ParseOrigin(*originFlag, nil)
+		o, err := rollout.ParseOrigin(*originFlag, rollout.HTTPOptions{ConnectTimeout: *originConnect, HeaderTimeout: *originHeader,
+			IdleTimeout: *originIdle, RedirectHosts: cliflag.List(*originRedirects)})
 		switch {
 		case err != nil:
 			bad("origin", "want a directory or an http(s) URL the snapshots are under, like /srv/snapshots or https://cdn.example.com/snapshots (%v)", err)
@@ -446,6 +519,12 @@ func (v explained) Set(s string) error {
 		return fmt.Errorf("%s (out of range)", v.want)
 	}
 	return errors.New(v.want)
+}
+
+// isBoolFlag reports whether f takes no value: -flag alone means true.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // explainedBool is an explained bool flag: -flag alone means true.

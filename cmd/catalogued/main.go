@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -41,6 +42,7 @@ import (
 	"github.com/vspec/catalogue/httpd/access"
 	"github.com/vspec/catalogue/httpd/admin"
 	"github.com/vspec/catalogue/httpd/buildinfo"
+	"github.com/vspec/catalogue/httpd/hostguard"
 	"github.com/vspec/catalogue/httpd/keyflow"
 	"github.com/vspec/catalogue/httpd/keyflow/mail"
 	"github.com/vspec/catalogue/httpd/mcp"
@@ -96,6 +98,7 @@ var (
 	settleTimeout   = flag.Duration("x402.settleTimeout", x402.DefaultSettleTimeout, "longest a paid call waits for the facilitator to settle before answering 504 with a payment reference (the payment is then recorded as unsettled-unknown; see catalogue payments); -http.writeTimeout minus 1s bounds it anyway")
 	paymentsOff     = flag.Bool("x402.disable", false, "take no per-request payments: keyless calls to the payable operations get 401 like other keyed routes")
 	adminTokenFlag  = flag.String("admin.token", "", "bearer token of the admin API, at least 16 characters, literal or file://PATH; empty uses <state>/admin.token, created once")
+	adminHosts      = flag.String("admin.allowedHosts", "", "comma-separated Host values the admin API answers to (name, or name:port); empty allows localhost, 127.0.0.1, [::1] and the host of -admin.listen. Others, and browser Origins of other hosts, get 403 whatever the token (DNS-rebinding protection)")
 	bootstrapKeys   = flag.Bool("keys.bootstrap", true, "when the key store is empty at start, create one demo key and one full-catalogue (apify) key and print them once with a curl line to try; false creates none")
 	showVersion     = flag.Bool("version", false, "print the build (module version, VCS revision and time, Go version) and exit")
 	adminDeprecated = flag.Bool("admin.allowDeprecated", false, "let the admin API create keys of the deprecated free plan (only to migrate a key granted by hand); without it such requests get 422")
@@ -163,6 +166,14 @@ func run(cfg *config, obs *observe.Observer) error {
 	secret, err := st.tokenSecret(cfg)
 	if err != nil {
 		return err
+	}
+	// The admin token too is read (or created) before anything is loaded
+	// or served: a token file that holds none stops the start at once.
+	var adminToken []byte
+	if *adminListen != "" && !*printOpenAPI {
+		if adminToken, err = admin.LoadOrCreateToken(*adminTokenFlag, *stateDir); err != nil {
+			return err
+		}
 	}
 	// The API listener opens first and answers 503 (with /livez alive and
 	// /readyz not ready) while the catalogue is generated and loaded, so
@@ -259,13 +270,15 @@ func run(cfg *config, obs *observe.Observer) error {
 		return json.NewEncoder(os.Stdout).Encode(svc.Description())
 	}
 	metrics := registerServerMetrics(obs, svc.Catalogue, meter, st.reachable())
-	reloader := &loader.Reloader{Path: *snapshotPath, Install: svc.Install}
-	reload := func() {
+	install := installer(svc.Catalogue, svc.Install) // and give the replaced catalogue's memory back
+	reloader := &loader.Reloader{Path: *snapshotPath, Install: install}
+	reload := coalesce(func() {
 		if fleet != nil { // the fleet's pointer decides what is served
 			log.Printf("SIGHUP: reading the fleet's current catalogue now (serving %s)", fleet.Current())
 			fleet.Check()
 			return
 		}
+		log.Printf("SIGHUP: reloading %s", *snapshotPath)
 		id, took, err := reloader.Reload()
 		if err != nil {
 			metrics.reloadsRefused()
@@ -275,21 +288,17 @@ func run(cfg *config, obs *observe.Observer) error {
 		}
 		metrics.reloadsOK()
 		log.Printf("reloaded snapshot %s (identity %s) in %s", *snapshotPath, id, took.Round(time.Millisecond))
-	}
+	})
 
 	setHandler(svc.Handler())
 	log.Printf("serving http://%s/v1 (started in %s)", ln.Addr(), time.Since(start).Round(time.Millisecond))
 	if fleet != nil {
 		ctx, stopFleet := context.WithCancel(context.Background())
 		defer stopFleet()
-		go fleet.Run(ctx, svc.Install)
+		go fleet.Run(ctx, install)
 	}
 
 	if *adminListen != "" {
-		token, err := admin.LoadOrCreateToken(*adminTokenFlag, *stateDir)
-		if err != nil {
-			return err
-		}
 		aln, err := listen(listenerPlan{name: "admin API", addr: *adminListen, maxConns: adminMaxConns, perClient: adminMaxConnsPerClient})
 		if err != nil {
 			return err
@@ -297,21 +306,23 @@ func run(cfg *config, obs *observe.Observer) error {
 		if ip := aln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
 			log.Printf("warning: the admin API listens on %s, which is not a loopback address", aln.Addr())
 		}
-		adminSrv := &http.Server{Handler: &admin.Handler{Keys: keys, Token: token, Metrics: obs.WriteMetrics, AllowDeprecated: *adminDeprecated, Reload: func() (string, error) {
-			if fleet != nil {
-				return "", fmt.Errorf("this replica serves the fleet's catalogue (-origin): roll one out with catalogue publish")
-			}
-			id, _, err := reloader.Reload()
-			if err != nil {
-				metrics.reloadsRefused()
-			} else {
-				metrics.reloadsOK()
-			}
-			return id, err
-		}}, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes}
+		guard, hosts := adminGuard()
+		adminSrv := &http.Server{Handler: &admin.Handler{Keys: keys, Token: adminToken, Guard: guard, Cmdline: redactedArgs(flag.CommandLine, os.Args),
+			Metrics: obs.WriteMetrics, AllowDeprecated: *adminDeprecated, Reload: func() (string, error) {
+				if fleet != nil {
+					return "", fmt.Errorf("this replica serves the fleet's catalogue (-origin): roll one out with catalogue publish")
+				}
+				id, _, err := reloader.Reload()
+				if err != nil {
+					metrics.reloadsRefused()
+				} else {
+					metrics.reloadsOK()
+				}
+				return id, err
+			}}, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, IdleTimeout: *idleTimeout, MaxHeaderBytes: *maxHeaderBytes}
 		go func() { serveErr <- adminSrv.Serve(aln) }()
 		defer adminSrv.Close()
-		log.Printf("admin API on http://%s/admin (token in %s unless -admin.token is set)", aln.Addr(), filepath.Join(*stateDir, "admin.token"))
+		log.Printf("admin API on http://%s/admin (token in %s unless -admin.token is set; answers to the hosts %s)", aln.Addr(), filepath.Join(*stateDir, admin.TokenFile), strings.Join(hosts, ", "))
 	}
 
 	stopMCP, err := startMCP(svc, keys, obs, cfg.mcpPublic, proxies, serveErr)
@@ -326,8 +337,9 @@ func run(cfg *config, obs *observe.Observer) error {
 		case sig := <-signals:
 			if sig == syscall.SIGHUP {
 				// Load in the background: requests keep being served from
-				// the current catalogue until the new one is ready.
-				go reload()
+				// the current catalogue until the new one is ready. Signals
+				// during a reload are folded into one more.
+				reload()
 				continue
 			}
 			log.Printf("received %s: draining requests in flight (at most %s)", sig, *drainTimeout)
@@ -346,6 +358,28 @@ func run(cfg *config, obs *observe.Observer) error {
 			return nil
 		}
 	}
+}
+
+// adminGuard returns the Host and Origin check of the admin API and the
+// hosts it allows: -admin.allowedHosts, or the loopback names and the host
+// -admin.listen names (unless it is a wildcard, 0.0.0.0 or ::); browser
+// origins of the same names.
+func adminGuard() (*hostguard.Guard, []string) {
+	hosts := cliflag.List(*adminHosts)
+	if len(hosts) == 0 {
+		hosts = slices.Clone(hostguard.LoopbackHosts)
+		if h, _, err := net.SplitHostPort(*adminListen); err == nil && h != "" {
+			if ip, err := netip.ParseAddr(h); err != nil || !ip.IsUnspecified() {
+				if ip.Is6() {
+					h = "[" + h + "]"
+				}
+				if !slices.Contains(hosts, h) {
+					hosts = append(hosts, h)
+				}
+			}
+		}
+	}
+	return hostguard.New(hosts, hostguard.Names(hosts)), hosts
 }
 
 // follower returns the follower of the fleet's catalogue that -store and

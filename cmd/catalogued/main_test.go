@@ -410,6 +410,8 @@ func TestConfigProblems(t *testing.T) {
 			want: []string{`-store (CATALOGUED_STORE) = "(not a URL)": want redis://[USER:PASSWORD@]HOST:PORT/DB`, "invalid port"}},
 		{name: "origin", args: []string{"-store", "redis://127.0.0.1:6379/0", "-origin", "s3://bucket/snapshots"},
 			want: []string{`-origin (CATALOGUED_ORIGIN) = "s3://bucket/snapshots": want a directory or an http(s) URL`, `scheme "s3"`}},
+		{name: "origin timeout", env: []string{"CATALOGUED_ORIGIN_IDLETIMEOUT=0s"},
+			want: []string{`-origin.idleTimeout (CATALOGUED_ORIGIN_IDLETIMEOUT) = "0s": want a positive duration, like 30s`}},
 		{name: "rollout poll", args: []string{"-rollout.poll", "0s"},
 			want: []string{`-rollout.poll (CATALOGUED_ROLLOUT_POLL) = "0s": want a positive duration`}},
 		{name: "argument", args: []string{"-x402.disable", "false"},

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"log"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -41,6 +44,9 @@ func openAccessState(cfg *config) (*accessState, error) {
 		log.Printf("access state in Redis at %s: %d keys (connected in %s; every store call has a %s deadline)", redisstore.RedactedURL(cfg.store.URL), len(keys), time.Since(t).Round(time.Millisecond), *storeTimeout)
 		return &accessState{keys: rs, redis: rs, close: []func(){func() { rs.Close() }}}, nil
 	}
+	if err := lostKeyStore(*stateDir); err != nil {
+		return nil, err
+	}
 	keys, err := access.Open(*stateDir)
 	if err != nil {
 		return nil, err
@@ -56,6 +62,27 @@ func openAccessState(cfg *config) (*accessState, error) {
 	st.meter = meter
 	st.close = append(st.close, meter.Close)
 	return st, nil
+}
+
+// lostKeyStore tells a new state directory from one whose key store was
+// lost. A new one has no access.db: the first start creates it, then the
+// token secret and payments.db, which only the embedded store makes (a
+// replica on -store keeps only admin.token and the outbox). A directory
+// holding either of those but no access.db has served before: its keys
+// were lost, and a new empty store would mint bootstrap keys over them.
+// (An access.db that is empty or corrupt is access.Open's to refuse.)
+func lostKeyStore(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, access.FileName)); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	for _, name := range []string{"token.secret", state.PaymentsFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return fmt.Errorf("cannot open the key store: %s is missing, but %s is there: this state directory has served before, so its keys were lost, not never made. "+
+				"Restore %s from a backup; or, to go on without the old keys, create an empty store first with: catalogue keys list -state %s",
+				filepath.Join(dir, access.FileName), filepath.Join(dir, name), access.FileName, dir)
+		}
+	}
+	return nil
 }
 
 // reachable returns the shared store's Reachable (a PING every second in

@@ -13,9 +13,10 @@
 //
 // Every fenced block whose info string is sh, bash or shell runs, in file
 // order, as one bash script (set -euo pipefail) in a scratch directory
-// laid out like a fresh clone: data/snapshots/catalogue.snap is the given
-// snapshot, and state/ is the live server's state directory. The scripts
-// run with these shims, so that the text stays what a reader pastes:
+// laid out like a fresh clone (its entries link to the repository's):
+// data/snapshots/catalogue.snap is the given snapshot, and state/ is the
+// live server's state directory. The scripts run with these shims, so that
+// the text stays what a reader pastes:
 //
 //   - go run ./cmd/catalogued, ./cmd/catalogue and ./cmd/facilitator run
 //     the binaries of DIR, which is also first on PATH (the fleet's pages
@@ -27,7 +28,8 @@
 //     marker allows that status; so a command must not set its own
 //     --write-out;
 //   - npx runs the MCP clients pinned in .ci/mcp (installed by the MCP
-//     check before this one), with the same address rewriting.
+//     check before this one), and python3 the examples, with the same
+//     address rewriting.
 //
 // The live server is started by the block marked live (the README's first
 // command) with the ports picked free and passed as environment twins

@@ -102,7 +102,7 @@ func newRunner(bin, snapshot, repo string, timeout time.Duration) (*runner, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(work, "data", "snapshots"), 0o755); err != nil {
+	if err := cloneLayout(repo, work); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(work, "data", "snapshots", "catalogue.snap"), snap, 0o644); err != nil {
@@ -131,6 +131,35 @@ func newRunner(bin, snapshot, repo string, timeout time.Duration) (*runner, erro
 	}
 	r.env = append(r.env, "PATH="+path, "DOCCHECK_BIN="+bin, "DOCCHECK_REPO="+repo)
 	return r, nil
+}
+
+// cloneLayout makes work look like a fresh clone of repo without copying
+// it: every top-level entry is a symbolic link into repo, except .git,
+// state (the live server's, made by it) and data/snapshots (made here
+// for the snapshot the servers serve).
+func cloneLayout(repo, work string) error {
+	link := func(from, to string, skip ...string) error {
+		entries, err := os.ReadDir(from)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if slices.Contains(skip, e.Name()) {
+				continue
+			}
+			if err := os.Symlink(filepath.Join(from, e.Name()), filepath.Join(to, e.Name())); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := link(repo, work, ".git", "state", "data"); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(work, "data", "snapshots"), 0o755); err != nil {
+		return err
+	}
+	return link(filepath.Join(repo, "data"), filepath.Join(work, "data"), "snapshots")
 }
 
 func isDir(p string) bool { st, err := os.Stat(p); return err == nil && st.IsDir() }
@@ -170,15 +199,19 @@ doccheck_addr() {
   a=${a//127.0.0.1:8081/$DOCCHECK_ADMIN}; a=${a//127.0.0.1:8090/$DOCCHECK_MCP}
   printf '%s' "$a"
 }
+doccheck_args=()
+doccheck_rewrite() { doccheck_args=(); local a; for a in "$@"; do doccheck_args+=("$(doccheck_addr "$a")"); done; }
 curl() {
-  local args=() a
-  for a in "$@"; do args+=("$(doccheck_addr "$a")"); done
-  command curl --write-out '%{stderr}doccheck-http-status %{http_code}\n' "${args[@]}"
+  doccheck_rewrite "$@"
+  command curl --write-out '%{stderr}doccheck-http-status %{http_code}\n' "${doccheck_args[@]}"
 }
 npx() {
-  local args=() a
-  for a in "$@"; do args+=("$(doccheck_addr "$a")"); done
-  (cd "$DOCCHECK_REPO/.ci/mcp" && timeout 60 npx --no-install "${args[@]}")
+  doccheck_rewrite "$@"
+  (cd "$DOCCHECK_REPO/.ci/mcp" && timeout 60 npx --no-install "${doccheck_args[@]}")
+}
+python3() {
+  doccheck_rewrite "$@"
+  timeout 120 python3 "${doccheck_args[@]}"
 }
 `
 

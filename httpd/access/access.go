@@ -17,6 +17,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/vspec/catalogue/httpd/boltfile"
 )
 
 // Plan is what a key's holder bought.
@@ -132,19 +134,23 @@ type Store struct {
 // FileName is the store's file within the state directory.
 const FileName = "access.db"
 
-// Open opens (creating when needed) the store in dir and loads every key
-// into memory.
+// Open opens the store in dir, creating it when dir holds no access.db,
+// and loads every key into memory. An access.db that is empty (0 bytes)
+// or corrupt is an error naming the file and what to do: a store that
+// existed is never replaced by a new one.
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create state directory: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 500 * time.Millisecond})
+	// Only a missing file is a new store: an empty or corrupt one is an
+	// error naming it (boltfile), never a fresh store minting new keys.
+	db, _, err := boltfile.Open(path, &bolt.Options{Timeout: 500 * time.Millisecond})
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("cannot open %s: %w (stop the server, or use its admin listener)", path, ErrLocked)
 		}
-		return nil, fmt.Errorf("cannot open %s: %w", path, err)
+		return nil, err
 	}
 	s := &Store{db: db, now: time.Now, seen: NewKeyHashes()}
 	if err := db.Update(func(tx *bolt.Tx) error {

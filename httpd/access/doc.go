@@ -15,6 +15,6 @@
 // redisstore implements it for a fleet of replicas sharing one Redis, and
 // package state joins it with the payment half (x402.Ledger).
 //
-// The package imports the standard library and bbolt; it must not import
-// httpd or the engine.
+// The package imports the standard library, bbolt and httpd/boltfile; it
+// must not import httpd or the engine.
 package access

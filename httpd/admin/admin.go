@@ -5,8 +5,13 @@
 // twin of the "catalogue keys" commands, which work on the state directory
 // while the server is stopped (the key store allows one process at a time).
 //
+// Every request is checked first for a Host and Origin of this server
+// (httpd/hostguard: DNS rebinding), then for the token. The profiler's
+// cmdline shows the command line it is given, with secrets redacted.
+//
 // It is cold-path code on net/http and encoding/json. It imports
-// httpd/access; nothing imports it but cmd.
+// httpd/access, httpd/hostguard and httpd/secret; nothing imports it but
+// cmd.
 package admin
 
 import (
@@ -16,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/pprof"
 	"os"
@@ -23,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/hostguard"
 	"github.com/vspec/catalogue/httpd/secret"
 )
 
@@ -37,7 +44,19 @@ type Handler struct {
 	// AllowDeprecated lets POST /admin/keys create keys of the deprecated
 	// free plan (to migrate a key granted by hand); otherwise it refuses.
 	AllowDeprecated bool
+	// Guard refuses a request whose Host or Origin is not this server's
+	// with 403, before the token is looked at (DNS rebinding: a page in
+	// the operator's browser reaching the loopback listener). Nil allows
+	// the loopback names only (hostguard.LoopbackHosts).
+	Guard *hostguard.Guard
+	// Cmdline is what GET /debug/pprof/cmdline shows: the command line with
+	// the values of secret flags redacted. Nil shows the program's name
+	// only (net/http/pprof would show every literal secret).
+	Cmdline []string
 }
+
+// loopbackGuard is the guard of a Handler without one.
+var loopbackGuard = hostguard.New(hostguard.LoopbackHosts, hostguard.Names(hostguard.LoopbackHosts))
 
 // KeyView is a key as the admin API shows it: its hash and its stored
 // record, never the key itself, except once in the response that creates
@@ -54,6 +73,14 @@ func View(k *access.Key) KeyView {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	guard := h.Guard
+	if guard == nil {
+		guard = loopbackGuard
+	}
+	if refused := guard.Check(r); refused != nil {
+		problem(w, http.StatusForbidden, refused.Error()+" The admin API answers to the hosts of -admin.allowedHosts.")
+		return
+	}
 	auth := r.Header.Get("Authorization")
 	tok, ok := strings.CutPrefix(auth, "Bearer ")
 	if !ok || subtle.ConstantTimeCompare([]byte(tok), h.Token) != 1 {
@@ -68,7 +95,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		h.Metrics(w)
 	case strings.HasPrefix(r.URL.Path, "/debug/pprof/"):
-		profile(w, r)
+		h.profile(w, r)
 	case path == "/admin/keys" && r.Method == http.MethodGet:
 		keys, err := h.Keys.List()
 		if err != nil {
@@ -155,14 +182,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // profile serves the Go profiler (net/http/pprof) behind the admin token:
-// the index, cmdline, profile (CPU, ?seconds=N), symbol, trace and every
-// named profile (heap, goroutine, allocs, block, mutex, threadcreate).
-func profile(w http.ResponseWriter, r *http.Request) {
+// the index, cmdline (h.Cmdline, redacted), profile (CPU, ?seconds=N),
+// symbol, trace and every named profile (heap, goroutine, allocs, block,
+// mutex, threadcreate).
+func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
 	switch name := strings.TrimPrefix(r.URL.Path, "/debug/pprof/"); name {
 	case "":
 		pprof.Index(w, r)
-	case "cmdline":
-		pprof.Cmdline(w, r)
+	case "cmdline": // as pprof.Cmdline writes it, but from h.Cmdline
+		args := h.Cmdline
+		if args == nil {
+			args = os.Args[:1]
+		}
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, strings.Join(args, "\x00"))
 	case "profile":
 		pprof.Profile(w, r)
 	case "symbol":
@@ -188,31 +222,75 @@ func problem(w http.ResponseWriter, status int, detail string) {
 	json.NewEncoder(w).Encode(map[string]any{"type": "about:blank", "title": http.StatusText(status), "status": status, "detail": detail})
 }
 
+// TokenFile is the admin token's file in the state directory.
+const TokenFile = "admin.token"
+
+// MinTokenLen is the shortest admin token accepted, from -admin.token or
+// the token file.
+const MinTokenLen = 16
+
 // LoadOrCreateToken returns the admin token: from value ("file://PATH" or
 // literal) when given, else from <stateDir>/admin.token, created on first
-// use with 32 random bytes.
+// use with 32 random bytes. A token file that exists must hold a token of
+// MinTokenLen characters or more: an empty one (a start that failed while
+// writing it, on a full disk) would let no one in, with no word why, so it
+// is an error naming the file and what to do. The file is created whole
+// or not at all (written beside, synced, then linked into place).
 func LoadOrCreateToken(value, stateDir string) ([]byte, error) {
 	if value != "" {
 		value, err := secret.Read(value)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read admin token: %w", err)
 		}
-		if len(value) < 16 {
-			return nil, errors.New("the admin token must be at least 16 characters")
+		if len(value) < MinTokenLen {
+			return nil, fmt.Errorf("the admin token must be at least %d characters", MinTokenLen)
 		}
 		return []byte(value), nil
 	}
-	path := filepath.Join(stateDir, "admin.token")
-	if b, err := os.ReadFile(path); err == nil {
-		return []byte(strings.TrimSpace(string(b))), nil
+	path := filepath.Join(stateDir, TokenFile)
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		tok := strings.TrimSpace(string(b))
+		if len(tok) < MinTokenLen {
+			return nil, fmt.Errorf("%s holds %d characters, want an admin token of at least %d: a start that failed while creating it leaves it empty. "+
+				"Remove the file to have a new token created (clients of the admin API then need it), write a token of at least %d characters into it, or give -admin.token", path, len(tok), MinTokenLen, MinTokenLen)
+		}
+		return []byte(tok), nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("cannot read the admin token: %w", err)
 	}
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return nil, err
 	}
 	tok := fmt.Sprintf("%x", raw)
-	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
-		return nil, fmt.Errorf("cannot create admin token: %w", err)
+	if err := createWhole(path, []byte(tok+"\n")); errors.Is(err, fs.ErrExist) {
+		return LoadOrCreateToken("", stateDir) // created meanwhile: use that one
+	} else if err != nil {
+		return nil, fmt.Errorf("cannot create the admin token: %w", err)
 	}
 	return []byte(tok), nil
+}
+
+// createWhole creates the file at path with content b, mode 0600, whole
+// or not at all: a crash or a full disk leaves no partial file at path.
+// It fails with an error wrapping fs.ErrExist when path exists.
+func createWhole(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Link(tmp.Name(), path)
 }

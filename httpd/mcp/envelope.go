@@ -98,8 +98,9 @@ func readEnvelope(body []byte) ([]byte, envelope, *rpcError) {
 	env.method = req.Method
 	if req.Method == "tools/call" {
 		env.call = true
-		if req.Params, err = callParams(req.Params); err != nil {
-			return nil, env, &rpcError{http.StatusBadRequest, codeInvalidParams, err.Error()}
+		var refused *rpcError
+		if req.Params, refused = callParams(req.Params); refused != nil {
+			return nil, env, refused
 		}
 	}
 	out, err := jsonrpc.EncodeMessage(req)
@@ -130,24 +131,31 @@ func checkID(raw json.RawMessage) *rpcError {
 // defaults to the arguments as a map, and a null one reached it as a nil
 // map and panicked in a goroutine nobody recovers (the whole process went
 // down, no key needed).
-func callParams(params json.RawMessage) (json.RawMessage, error) {
+func callParams(params json.RawMessage) (json.RawMessage, *rpcError) {
+	refuse := func(format string, args ...any) *rpcError {
+		return &rpcError{http.StatusBadRequest, codeInvalidParams, fmt.Sprintf(format, args...)}
+	}
 	params = bytes.TrimSpace(params)
 	if len(params) == 0 || params[0] != '{' {
-		return nil, errors.New(`The params of tools/call must be an object: {"name": <tool>, "arguments": {…}}.`)
+		return nil, refuse(`The params of tools/call must be an object: {"name": <tool>, "arguments": {…}}.`)
 	}
 	members, err := objectMembers(params)
 	if err != nil {
-		return nil, fmt.Errorf("The params of tools/call are not accepted: %v.", err)
+		return nil, refuse("The params of tools/call are not accepted: %v.", err)
 	}
 	args, ok := members["arguments"]
 	switch {
 	case ok && len(args) > 0 && args[0] == '{':
 		return params, nil
 	case ok && !bytes.Equal(args, []byte("null")):
-		return nil, errors.New(`The arguments of a tool call must be an object of the tool's arguments by name, e.g. {"query": "golf"}.`)
+		return nil, refuse(`The arguments of a tool call must be an object of the tool's arguments by name, e.g. {"query": "golf"}.`)
 	}
 	members["arguments"] = json.RawMessage("{}")
-	return json.Marshal(members)
+	out, err := json.Marshal(members)
+	if err != nil { // raw members re-marshal: cannot fail
+		return nil, refuse("The params of tools/call could not be read: %v.", err)
+	}
+	return out, nil
 }
 
 var errRepeated = errors.New("repeated member")

@@ -3,12 +3,11 @@ package mcp
 import (
 	"bytes"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/vspec/catalogue/httpd/hostguard"
 )
 
 // guard refuses requests whose Host or Origin is not ours: a web page on
@@ -16,72 +15,16 @@ import (
 // machine (DNS rebinding: the attacker's name resolves to 127.0.0.1), and
 // only these headers tell such a request apart. The MCP transport spec asks
 // servers to validate Origin and refuse a present, invalid one with 403.
-type guard struct {
-	hostNames map[string]bool // allowed on any port
-	hostPorts map[string]bool // "name:port", lower case
-	originsOK map[string]bool // exact "scheme://host[:port]", lower case
-	originHNs map[string]bool // host names allowed with any scheme and port
-}
+// The rules are httpd/hostguard's, shared with the admin listener.
+type guard struct{ *hostguard.Guard }
 
-func newGuard(hosts, origins []string) *guard {
-	g := &guard{hostNames: map[string]bool{}, hostPorts: map[string]bool{}, originsOK: map[string]bool{}, originHNs: map[string]bool{}}
-	for _, h := range hosts {
-		if _, _, err := net.SplitHostPort(h); err == nil {
-			g.hostPorts[strings.ToLower(h)] = true
-		} else {
-			g.hostNames[hostName(h)] = true
-		}
-	}
-	for _, o := range origins {
-		if strings.Contains(o, "://") {
-			g.originsOK[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
-		} else {
-			g.originHNs[hostName(o)] = true
-		}
-	}
-	return g
-}
-
-// loopbackOnly reports whether every allowed host is a loopback name.
-func (g *guard) loopbackOnly() bool {
-	for h := range g.hostNames {
-		if !isLoopbackName(h) {
-			return false
-		}
-	}
-	for hp := range g.hostPorts {
-		if !isLoopbackName(hostName(hp)) {
-			return false
-		}
-	}
-	return true
-}
-
-func isLoopbackName(h string) bool {
-	if h == "localhost" {
-		return true
-	}
-	a, err := netip.ParseAddr(h)
-	return err == nil && a.IsLoopback()
-}
-
-func (g *guard) hostAllowed(host string) bool {
-	return g.hostNames[hostName(host)] || g.hostPorts[strings.ToLower(host)]
-}
-
-func (g *guard) originAllowed(origin string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false // includes "null", sent by sandboxed and file: pages
-	}
-	return g.originsOK[strings.ToLower(u.Scheme+"://"+u.Host)] || g.originHNs[hostName(u.Host)]
-}
+func newGuard(hosts, origins []string) *guard { return &guard{hostguard.New(hosts, origins)} }
 
 // hosts refuses a request whose Host is not allowed.
 func (g *guard) hosts(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !g.hostAllowed(r.Host) {
-			writeProblem(w, http.StatusForbidden, "origin-refused", "The Host header "+quote(r.Host)+" is not one this server answers to.", nil)
+		if !g.HostAllowed(r.Host) {
+			writeProblem(w, http.StatusForbidden, "origin-refused", (&hostguard.Refusal{Header: "Host", Value: r.Host}).Error(), nil)
 			return
 		}
 		// Host names are case-insensitive: the SDK's own loopback check is
@@ -100,8 +43,8 @@ func (g *guard) origins(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if !g.originAllowed(origin) {
-			writeProblem(w, http.StatusForbidden, "origin-refused", "Requests from the origin "+quote(origin)+" are not accepted.", nil)
+		if !g.OriginAllowed(origin) {
+			writeProblem(w, http.StatusForbidden, "origin-refused", (&hostguard.Refusal{Header: "Origin", Value: origin}).Error(), nil)
 			return
 		}
 		h := w.Header()

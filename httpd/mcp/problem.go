@@ -56,11 +56,3 @@ func writeBody(w http.ResponseWriter, status int, body []byte, extra http.Header
 	w.WriteHeader(status)
 	w.Write(body)
 }
-
-// quote quotes an untrusted header value for a message, cut short.
-func quote(s string) string {
-	if len(s) > 100 {
-		s = s[:100] + "…"
-	}
-	return strconv.Quote(s)
-}

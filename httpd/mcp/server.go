@@ -3,7 +3,6 @@ package mcp
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/vspec/catalogue/httpd"
 	"github.com/vspec/catalogue/httpd/access"
+	"github.com/vspec/catalogue/httpd/hostguard"
 	"github.com/vspec/catalogue/httpd/observe"
 )
 
@@ -89,7 +89,7 @@ func (o *Options) setDefaults(svc *httpd.Service) (*url.URL, error) {
 	}
 	if len(o.AllowedOrigins) == 0 {
 		for _, h := range o.AllowedHosts {
-			o.AllowedOrigins = append(o.AllowedOrigins, hostName(h))
+			o.AllowedOrigins = append(o.AllowedOrigins, hostguard.HostName(h))
 		}
 	}
 	if o.AnonymousPerMinute == 0 {
@@ -135,7 +135,7 @@ func New(svc *httpd.Service, opts Options) (http.Handler, error) {
 		// listener; the guard checks Host against the allowed list itself,
 		// so when that list names a public host (a reverse proxy on the same
 		// machine forwards to us) the SDK's coarser check must step aside.
-		DisableLocalhostProtection: !g.loopbackOnly(),
+		DisableLocalhostProtection: !g.LoopbackOnly(),
 	})
 	k := &keeper{
 		svc: svc, next: transport,
@@ -165,12 +165,4 @@ func metadataURL(resource *url.URL) string {
 	u.Path = "/.well-known/oauth-protected-resource" + strings.TrimSuffix(resource.Path, "/")
 	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
 	return u.String()
-}
-
-// hostName returns the host of "host" or "host:port", without brackets.
-func hostName(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return strings.ToLower(h)
-	}
-	return strings.ToLower(strings.Trim(hostport, "[]"))
 }

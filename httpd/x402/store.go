@@ -18,6 +18,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/vspec/catalogue/httpd/boltfile"
 	"github.com/vspec/catalogue/httpd/x402/eip3009"
 )
 
@@ -85,12 +86,14 @@ func OpenStore(path string, now func() time.Time) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	// Only a missing file is a new store: an empty or corrupt one (the
+	// receipts and claimed nonces lost) is an error naming it (boltfile).
+	db, _, err := boltfile.Open(path, &bolt.Options{Timeout: 2 * time.Second})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("x402: opening %s: %w (is catalogued running? It holds the file while it runs: stop it first)", path, ErrLocked)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("x402: opening %s: %w", path, err)
+		return nil, fmt.Errorf("x402: %w", err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketNonces, bucketReceipts, bucketRecords} {

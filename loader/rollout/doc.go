@@ -14,6 +14,14 @@
 //	          → fetch <hash>.snap to a temporary file, hashing while writing → verify → load → install (swap)
 //	          a fetch, verification or load failure keeps the old catalogue, is logged and retried with backoff
 //
+// Every wait on an HTTP origin is bounded (HTTPOptions: the connection, the
+// TLS handshake, the response's headers, each stretch of a body), a
+// redirect is followed within the origin's host only unless another host is
+// allowed, and a newer pointer (a rollback) cancels a fetch in progress.
+// No origin is read past the largest file a snapshot can be; such a file
+// (ErrTooLarge) is not fetched again until the follower is woken (a
+// notification or SIGHUP), since its hash names the same bytes.
+//
 // Pub/sub drops the messages sent while a subscriber is disconnected, so a
 // notification only shortens the wait: the pointer is also polled, and
 // read again after every resubscription. A rollback is pointing the fleet

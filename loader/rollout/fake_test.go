@@ -184,8 +184,18 @@ type rig struct {
 
 func newRig(t *testing.T, poll time.Duration) *rig {
 	t.Helper()
+	return newRigOver(t, poll, nil)
+}
+
+// newRigOver is newRig fetching from origin instead of the directory
+// (which Publish still stores into), when origin is not nil.
+func newRigOver(t *testing.T, poll time.Duration, origin func(Dir) Origin) *rig {
+	t.Helper()
 	r := &rig{t: t, pointer: newFakePointer(), originDir: Dir(t.TempDir()), installed: make(chan string, 16), refused: make(chan error, 64)}
 	r.origin = &countingOrigin{Origin: r.originDir}
+	if origin != nil {
+		r.origin.Origin = origin(r.originDir)
+	}
 	var err error
 	r.f, err = New(Options{Pointer: r.pointer, Origin: r.origin, Dir: filepath.Join(t.TempDir(), "fetched"), Poll: poll,
 		MinBackoff: 20 * time.Millisecond, MaxBackoff: 80 * time.Millisecond, Logf: t.Logf,

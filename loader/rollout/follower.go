@@ -126,29 +126,48 @@ func (f *Follower) First(ctx context.Context) (*engine.Catalogue, error) {
 				f.o.Logf("rollout: no catalogue published to the fleet yet (catalogue publish); looking every %s", wait)
 			}
 		default:
-			c, took, err := f.fetchLoad(ctx, hash)
-			if err == nil {
+			c, took, err := f.fetchLoadFollowing(ctx, hash)
+			switch {
+			case err == nil:
 				f.current.Store(&hash)
 				f.o.Logf("rollout: loaded the fleet's catalogue %s (identity %s) in %s", hash, c.Meta.Identity, took.Round(time.Millisecond))
 				if f.o.Installed != nil {
 					f.o.Installed(hash, took)
 				}
 				return c, nil
+			case ctx.Err() != nil:
+				return nil, ctx.Err()
+			case errors.Is(err, errSuperseded):
+				f.o.Logf("rollout: %v", err)
+				continue
+			case errors.Is(err, ErrTooLarge):
+				wait = 0 // until a notification or SIGHUP
+				f.o.Logf("rollout: cannot start with the fleet's catalogue %s, %s: %v", hash, givenUp, err)
+			default:
+				wait = b.next()
+				f.o.Logf("rollout: cannot start with the fleet's catalogue %s, trying again in %s: %v", hash, wait, err)
 			}
-			wait = b.next()
-			f.o.Logf("rollout: cannot start with the fleet's catalogue %s, trying again in %s: %v", hash, wait, err)
 			if f.o.Refused != nil {
 				f.o.Refused(hash, err)
 			}
+		}
+		var timer <-chan time.Time // nil: wait for a notification or SIGHUP only
+		if wait > 0 {
+			timer = time.After(wait)
 		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-f.wake:
-		case <-time.After(wait):
+		case <-timer:
 		}
 	}
 }
+
+// givenUp says what the follower does about a hash whose file is larger
+// than a snapshot can be (ErrTooLarge): the same hash names the same
+// bytes, so it is not fetched again by polling or backoff.
+const givenUp = "not trying it again until the fleet is pointed elsewhere, a publication is announced or SIGHUP (put the right file in the origin first)"
 
 // Run follows the pointer until ctx ends, calling install with each new
 // catalogue (from this goroutine, one at a time). Call it after First.
@@ -157,16 +176,19 @@ func (f *Follower) Run(ctx context.Context, install func(*engine.Catalogue)) {
 	poll := time.NewTicker(f.o.Poll)
 	defer poll.Stop()
 	var (
-		b       = backoff{min: f.o.MinBackoff, max: f.o.MaxBackoff}
-		failed  string           // the hash whose rollout failed last
-		retry   <-chan time.Time // when to try failed again
-		readErr string           // the last pointer read's error, logged once
+		b         = backoff{min: f.o.MinBackoff, max: f.o.MaxBackoff}
+		failed    string           // the hash whose rollout failed last
+		retry     <-chan time.Time // when to try failed again
+		abandoned string           // the hash given up (ErrTooLarge): tried again only when woken
+		readErr   string           // the last pointer read's error, logged once
 	)
 	for {
+		woken := false // by a notification or SIGHUP, not a poll
 		select {
 		case <-ctx.Done():
 			return
 		case <-f.wake:
+			woken = true
 		case <-poll.C:
 		case <-retry:
 			retry = nil
@@ -188,23 +210,37 @@ func (f *Follower) Run(ctx context.Context, install func(*engine.Catalogue)) {
 		}
 		switch {
 		case want == "" || want == f.Current():
-			failed, retry = "", nil
+			failed, retry, abandoned = "", nil, ""
 			continue
 		case want == failed && retry != nil:
 			continue // its backoff has not passed
+		case want == abandoned && !woken:
+			continue
 		}
 		if want != failed {
 			b.reset()
 		}
-		c, took, err := f.fetchLoad(ctx, want)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
+		abandoned = ""
+		c, took, err := f.fetchLoadFollowing(ctx, want)
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, errSuperseded):
+			f.o.Logf("rollout: %v", err)
+			failed, retry = "", nil
+			f.Check() // follow the new pointer now
+			continue
+		case errors.Is(err, ErrTooLarge):
+			failed, retry, abandoned = "", nil, want
+			f.o.Logf("rollout: refused %s, still serving %s; %s: %v", want, f.Current(), givenUp, err)
+		default:
 			failed = want
 			wait := b.next()
 			retry = time.After(wait)
 			f.o.Logf("rollout: refused %s, still serving %s; trying again in %s: %v", want, f.Current(), wait, err)
+		}
+		if err != nil {
 			if f.o.Refused != nil {
 				f.o.Refused(want, err)
 			}
@@ -244,6 +280,46 @@ func (f *Follower) watch(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 		case <-time.After(wait):
+		}
+	}
+}
+
+// errSuperseded: the fleet was pointed at another catalogue while one was
+// fetched or loaded; that one is dropped for the new pointer.
+var errSuperseded = errors.New("superseded by a newer pointer")
+
+// fetchLoadFollowing is fetchLoad, reading the pointer meanwhile at every
+// notification, SIGHUP and poll: when the fleet is pointed elsewhere (a
+// rollback while a fetch stalls or crawls), the fetch is cancelled and
+// the error wraps errSuperseded, so the follower turns to the new pointer
+// at once instead of after the download's deadline.
+func (f *Follower) fetchLoadFollowing(ctx context.Context, hash string) (*engine.Catalogue, time.Duration, error) {
+	fctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	type result struct {
+		c    *engine.Catalogue
+		took time.Duration
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, took, err := f.fetchLoad(fctx, hash)
+		done <- result{c, took, err}
+	}()
+	poll := time.NewTicker(f.o.Poll)
+	defer poll.Stop()
+	for {
+		select {
+		case r := <-done:
+			if cause := context.Cause(fctx); errors.Is(cause, errSuperseded) {
+				return nil, r.took, cause // what was loaded meanwhile, if anything, is not served
+			}
+			return r.c, r.took, r.err
+		case <-f.wake:
+		case <-poll.C:
+		}
+		if want, err := f.o.Pointer.Current(ctx); err == nil && want != "" && want != hash && context.Cause(fctx) == nil {
+			cancel(fmt.Errorf("the fetch of %s %w: the fleet is pointed at %q now", hash, errSuperseded, want))
 		}
 	}
 }

@@ -3,9 +3,15 @@ package rollout
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -232,4 +238,162 @@ func TestLostNotification(t *testing.T) {
 	time.Sleep(50 * time.Millisecond) // failed resubscriptions meanwhile
 	r.pointer.reconnect()
 	r.waitInstalled(hashB)
+}
+
+// originServer is an HTTP origin on loopback serving the files of a
+// directory origin, as a CDN in front of it would, except for the hashes
+// set to stall (headers and the first 64 KiB, then nothing) or to be
+// endless (zeros without end). It counts the requests for each hash and
+// reports on gone the hash of each stalled or endless request whose
+// client went away.
+type originServer struct {
+	*httptest.Server
+	mu       sync.Mutex
+	stall    map[string]bool
+	endless  map[string]bool
+	requests map[string]int
+	started  chan string // the hash of each stalled request, once its first bytes are sent
+	gone     chan string
+}
+
+func newOriginServer(t *testing.T, files Dir) *originServer {
+	s := &originServer{stall: map[string]bool{}, endless: map[string]bool{}, requests: map[string]int{},
+		started: make(chan string, 16), gone: make(chan string, 16)}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hash := strings.TrimSuffix(path.Base(r.URL.Path), ".snap")
+		s.mu.Lock()
+		s.requests[hash]++
+		stall, endless := s.stall[hash], s.endless[hash]
+		s.mu.Unlock()
+		switch {
+		case stall:
+			w.Header().Set("Content-Length", strconv.Itoa(1<<20))
+			w.Write(make([]byte, 64<<10))
+			w.(http.Flusher).Flush()
+			s.started <- hash
+			<-r.Context().Done()
+			s.gone <- hash
+		case endless:
+			zeros := make([]byte, 32<<10)
+			for {
+				if _, err := w.Write(zeros); err != nil {
+					s.gone <- hash
+					return
+				}
+			}
+		default:
+			http.ServeFile(w, r, filepath.Join(string(files), path.Base(r.URL.Path)))
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *originServer) set(m map[string]bool, hash string, on bool) {
+	s.mu.Lock()
+	m[hash] = on
+	s.mu.Unlock()
+}
+
+func (s *originServer) count(hash string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[hash]
+}
+
+// httpRig is a rig whose follower fetches over HTTP from an originServer
+// in front of its directory origin, with the default timeouts.
+func httpRig(t *testing.T, poll time.Duration) (*rig, *originServer) {
+	var srv *originServer
+	r := newRigOver(t, poll, func(files Dir) Origin {
+		srv = newOriginServer(t, files)
+		o, err := ParseOrigin(srv.URL, HTTPOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	})
+	return r, srv
+}
+
+// TestRollbackCancelsStalledFetch: while the follower fetches a new
+// catalogue from an origin that has stalled, pointing the fleet back
+// (a rollback) cancels that fetch at once; the follower is then free to
+// follow the next publication.
+//
+// Reproduction (before): an HTTP origin sending the headers of B.snap and
+// then nothing; catalogue publish B, then the rollback catalogue publish
+// -hash A and SIGHUP: the replica stayed in the fetch of B, deaf to the
+// pointer, until its 10-minute FetchTimeout (28 s observed before the
+// attacker gave up).
+func TestRollbackCancelsStalledFetch(t *testing.T) {
+	a, b, hashA, hashB := snapshots(t)
+	r, srv := httpRig(t, time.Hour) // no polling: the notifications must do it
+	ctx := context.Background()
+	r.publishAndRun(a, hashA)
+	srv.set(srv.stall, hashB, true)
+	if err := r.originDir.Store(ctx, hashB, b); err != nil {
+		t.Fatal(err)
+	}
+	r.pointer.Point(ctx, hashB)
+	select {
+	case <-srv.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no fetch of B within 10 s")
+	}
+	rollback := time.Now()
+	r.pointer.Point(ctx, hashA)
+	select {
+	case h := <-srv.gone:
+		t.Logf("the fetch of %s was cancelled %s after the rollback", h[:8], time.Since(rollback).Round(time.Millisecond))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stalled fetch of B was still open 5 s after the rollback")
+	}
+	if r.f.Current() != hashA {
+		t.Errorf("serving %s, want %s", r.f.Current(), hashA)
+	}
+	// Free again: B, served whole now, is installed when published.
+	srv.set(srv.stall, hashB, false)
+	r.pointer.Point(ctx, hashB)
+	r.waitInstalled(hashB)
+}
+
+// TestEndlessBodyGivenUp: a hash whose file in the origin is larger than
+// a snapshot can be is refused once and then given up: neither polling
+// nor backoff fetches it again; a notification (a publication, SIGHUP)
+// tries it once more.
+//
+// Reproduction (before): <hash>.snap in the origin sending zeros without
+// end: the follower downloaded 2 GiB + 1 MiB, refused it and downloaded it
+// again after each backoff (1 s doubling to 1 min), for ever.
+func TestEndlessBodyGivenUp(t *testing.T) {
+	saved := maxFile
+	maxFile = 1 << 20 // the snapshots here are about 240 KB
+	t.Cleanup(func() { maxFile = saved })
+	a, _, hashA, _ := snapshots(t)
+	r, srv := httpRig(t, 20*time.Millisecond)
+	ctx := context.Background()
+	r.publishAndRun(a, hashA)
+	endless := strings.Repeat("ef", 32)
+	srv.set(srv.endless, endless, true)
+	r.pointer.Point(ctx, endless)
+	if err := r.waitRefused(1); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("refused with %v, want ErrTooLarge", err)
+	}
+	time.Sleep(300 * time.Millisecond) // 15 polls, the backoff (20-80 ms) several times over
+	if n := srv.count(endless); n != 1 {
+		t.Errorf("the endless file was fetched %d times, want once", n)
+	}
+	if r.f.Current() != hashA {
+		t.Errorf("serving %s, want %s", r.f.Current(), hashA)
+	}
+	r.f.Check() // what a notification or SIGHUP does
+	r.waitRefused(1)
+	time.Sleep(100 * time.Millisecond)
+	if n := srv.count(endless); n != 2 {
+		t.Errorf("after a notification the endless file was fetched %d times in all, want twice", n)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(r.f.o.Dir, ".fetch-*")); len(tmp) > 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
 }

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/vspec/catalogue/loader"
 )
@@ -32,12 +34,60 @@ type Origin interface {
 
 // maxFile bounds a fetched file: a snapshot's payload is at most
 // loader.MaxPayload, and zstd's framing and the header add far less than
-// the margin. A server that sends more is not serving a snapshot.
-const maxFile = loader.MaxPayload + 1<<20
+// the margin. An origin that holds or sends more is not serving a
+// snapshot. (A variable only so that the tests can lower it.)
+var maxFile int64 = loader.MaxPayload + 1<<20
+
+// ErrTooLarge: the origin holds or sends more bytes than a snapshot can
+// have (a file replaced by /dev/zero, an endless body). The same hash
+// will not be smaller on the next try: the Follower gives it up until it
+// is told to look again (a notification or SIGHUP) instead of downloading
+// it again and again.
+var ErrTooLarge = errors.New("larger than a snapshot can be")
+
+// ErrStalled: the origin sent nothing for HTTPOptions.IdleTimeout in the
+// middle of a body.
+var ErrStalled = errors.New("the origin stalled")
+
+// HTTPOptions configures the client of an HTTP origin. SetDefaults fills
+// the zero durations.
+type HTTPOptions struct {
+	// ConnectTimeout bounds the TCP connection and, separately, the TLS
+	// handshake. Default 10 s.
+	ConnectTimeout time.Duration
+	// HeaderTimeout bounds the wait for the response's headers once the
+	// request is sent. Default 30 s.
+	HeaderTimeout time.Duration
+	// IdleTimeout bounds the wait for the next bytes of a body: a body
+	// that stalls midway fails after it, not after the whole download's
+	// deadline (Options.FetchTimeout). Default 30 s.
+	IdleTimeout time.Duration
+	// RedirectHosts are the hosts a redirect may lead to besides the
+	// origin's own ("name" on any port, "name:port" on that one). A
+	// redirect to any other host, or from https to http, is refused.
+	RedirectHosts []string
+	// Client, when set, is used as it is instead of a client built from
+	// the fields above (only IdleTimeout applies to it).
+	Client *http.Client
+}
+
+// SetDefaults fills the zero durations of o.
+func (o *HTTPOptions) SetDefaults() {
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 10 * time.Second
+	}
+	if o.HeaderTimeout <= 0 {
+		o.HeaderTimeout = 30 * time.Second
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 30 * time.Second
+	}
+}
 
 // ParseOrigin reads an origin as the -origin flags give it: an http:// or
-// https:// URL (replicas GET <URL>/<hash>.snap), or else a directory path.
-func ParseOrigin(s string, client *http.Client) (Origin, error) {
+// https:// URL (replicas GET <URL>/<hash>.snap, with a client configured
+// by o), or else a directory path.
+func ParseOrigin(s string, o HTTPOptions) (Origin, error) {
 	if s == "" {
 		return nil, errors.New("empty: want a directory or an http(s) URL")
 	}
@@ -63,10 +113,40 @@ func ParseOrigin(s string, client *http.Client) (Origin, error) {
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""
+	o.SetDefaults()
+	client := o.Client
 	if client == nil {
-		client = http.DefaultClient
+		client = newClient(u, o)
 	}
-	return &HTTP{Base: u, Client: client}, nil
+	return &HTTP{Base: u, Client: client, IdleTimeout: o.IdleTimeout}, nil
+}
+
+// newClient returns the client of the origin at base: http.DefaultClient
+// has no timeout at all and follows redirects to any host.
+func newClient(base *url.URL, o HTTPOptions) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = o.ConnectTimeout
+	t.ResponseHeaderTimeout = o.HeaderTimeout
+	allowed := map[string]bool{} // "name:port" as URL.Host has it, or a name as URL.Hostname has it
+	for _, h := range o.RedirectHosts {
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = strings.Trim(h, "[]")
+		}
+		allowed[strings.ToLower(h)] = true
+	}
+	return &http.Client{Transport: t, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		to := req.URL
+		switch {
+		case len(via) >= 10:
+			return errors.New("stopped after 10 redirects")
+		case to.Scheme == "http" && via[len(via)-1].URL.Scheme == "https":
+			return fmt.Errorf("refused a redirect from https to %s", to.Redacted())
+		case strings.EqualFold(to.Host, base.Host), allowed[strings.ToLower(to.Host)], allowed[strings.ToLower(to.Hostname())]:
+			return nil
+		}
+		return fmt.Errorf("refused a redirect to %s, another host than the origin's %s (allow it with -origin.redirectHosts)", to.Redacted(), base.Host)
+	}}
 }
 
 // fetchVerified fetches hash from o into w and returns ErrHashMismatch
@@ -89,7 +169,10 @@ type Dir string
 
 func (d Dir) String() string { return string(d) }
 
-// Fetch copies the file of hash to w.
+// Fetch copies the file of hash to w. A file larger than a snapshot can
+// be, or one that is not a regular file (a link to /dev/zero), is refused
+// without being read; one that grows while it is read, once it passes
+// that size.
 func (d Dir) Fetch(ctx context.Context, hash string, w io.Writer) error {
 	f, err := os.Open(filepath.Join(string(d), ObjectName(hash)))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -99,8 +182,21 @@ func (d Dir) Fetch(ctx context.Context, hash string, w io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	if _, err := io.Copy(w, f); err != nil {
+	st, err := f.Stat()
+	switch {
+	case err != nil:
 		return fmt.Errorf("cannot read %s: %w", f.Name(), err)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file (%s): not a snapshot", f.Name(), st.Mode().Type())
+	case st.Size() > maxFile:
+		return fmt.Errorf("%s: %w: %d bytes, more than %d", f.Name(), ErrTooLarge, st.Size(), maxFile)
+	}
+	n, err := io.Copy(w, io.LimitReader(f, maxFile+1))
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", f.Name(), err)
+	}
+	if n > maxFile {
+		return fmt.Errorf("%s: %w: more than %d bytes", f.Name(), ErrTooLarge, maxFile)
 	}
 	return nil
 }
@@ -158,14 +254,22 @@ func (d Dir) Store(ctx context.Context, hash, path string) error {
 type HTTP struct {
 	Base   *url.URL
 	Client *http.Client
+	// IdleTimeout, when positive, fails a body that sends nothing for so
+	// long (ErrStalled).
+	IdleTimeout time.Duration
 }
 
 func (h *HTTP) String() string { return h.Base.String() }
 
 func (h *HTTP) url(hash string) string { return h.Base.String() + "/" + ObjectName(hash) }
 
-// Fetch GETs the file of hash and copies the body to w.
+// Fetch GETs the file of hash and copies the body to w. A body larger
+// than a snapshot can be is refused (ErrTooLarge: by its Content-Length
+// before it is read, else once that many bytes have come), and one that
+// stalls for IdleTimeout fails (ErrStalled).
 func (h *HTTP) Fetch(ctx context.Context, hash string, w io.Writer) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.url(hash), nil)
 	if err != nil {
 		return err
@@ -180,15 +284,42 @@ func (h *HTTP) Fetch(ctx context.Context, hash string, w io.Writer) error {
 		return fmt.Errorf("GET %s: 404, %w", h.url(hash), ErrNotInOrigin)
 	case res.StatusCode != http.StatusOK:
 		return fmt.Errorf("GET %s: %s", h.url(hash), res.Status)
+	case res.ContentLength > maxFile:
+		return fmt.Errorf("GET %s: %w: Content-Length %d, more than %d", h.url(hash), ErrTooLarge, res.ContentLength, maxFile)
 	}
-	n, err := io.Copy(w, io.LimitReader(res.Body, maxFile+1))
+	var body io.Reader = res.Body
+	if h.IdleTimeout > 0 {
+		stalled := fmt.Errorf("%w: no data for %s", ErrStalled, h.IdleTimeout)
+		idle := time.AfterFunc(h.IdleTimeout, func() { cancel(stalled) })
+		defer idle.Stop()
+		body = &progress{r: res.Body, idle: idle, wait: h.IdleTimeout}
+	}
+	n, err := io.Copy(w, io.LimitReader(body, maxFile+1))
 	if err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrStalled) {
+			err = cause
+		}
 		return fmt.Errorf("GET %s: %w", h.url(hash), err)
 	}
 	if n > maxFile {
-		return fmt.Errorf("GET %s: more than %d bytes, not a snapshot", h.url(hash), int64(maxFile))
+		return fmt.Errorf("GET %s: %w: more than %d bytes", h.url(hash), ErrTooLarge, maxFile)
 	}
 	return nil
+}
+
+// progress re-arms idle each time r returns bytes.
+type progress struct {
+	r    io.Reader
+	idle *time.Timer
+	wait time.Duration
+}
+
+func (p *progress) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.idle.Reset(p.wait)
+	}
+	return n, err
 }
 
 // Store checks that the origin serves the file of hash intact; it uploads

@@ -4,11 +4,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -21,7 +28,7 @@ func TestHTTPOrigin(t *testing.T) {
 	served := t.TempDir()
 	srv := httptest.NewServer(http.FileServer(http.Dir(served)))
 	defer srv.Close()
-	o, err := ParseOrigin(srv.URL+"/", nil)
+	o, err := ParseOrigin(srv.URL+"/", HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +75,7 @@ func TestHTTPOrigin(t *testing.T) {
 	// A server error is an error, not a file.
 	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", 500) }))
 	defer broken.Close()
-	ob, _ := ParseOrigin(broken.URL, nil)
+	ob, _ := ParseOrigin(broken.URL, HTTPOptions{})
 	if err := ob.Fetch(ctx, hashA, &buf); err == nil || !strings.Contains(err.Error(), "500") {
 		t.Errorf("fetch from a failing server: %v", err)
 	}
@@ -132,7 +139,7 @@ func TestDirStoreAtomic(t *testing.T) {
 func TestParseOrigin(t *testing.T) {
 	f := func(in, want string) {
 		t.Helper()
-		o, err := ParseOrigin(in, nil)
+		o, err := ParseOrigin(in, HTTPOptions{})
 		got := ""
 		if err != nil {
 			got = "error"
@@ -176,7 +183,7 @@ func FuzzParseOrigin(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		o, err := ParseOrigin(s, nil)
+		o, err := ParseOrigin(s, HTTPOptions{})
 		if err != nil {
 			if o != nil {
 				t.Fatalf("an origin and an error for %q", s)
@@ -216,4 +223,208 @@ func FuzzParseHash(f *testing.F) {
 			t.Fatalf("ParseHash(%q) = %q", s, h)
 		}
 	})
+}
+
+// TestOriginTimeouts: every wait on an HTTP origin is bounded: the
+// connection, the TLS handshake, the response's headers, and each stretch
+// of a body. A body that stalls midway fails after IdleTimeout, not after
+// the whole download's deadline (10 min in a replica; 10 s here, the
+// test's bound).
+//
+// Reproduction (before): ParseOrigin(url, nil) took http.DefaultClient,
+// which has no timeout; with an origin that sent its headers and then
+// nothing, a replica's fetch waited for FetchTimeout, 10 minutes (28 s
+// observed before the test gave up), and so did the connect to a host
+// that drops SYNs.
+func TestOriginTimeouts(t *testing.T) {
+	const short = 200 * time.Millisecond
+	o := HTTPOptions{ConnectTimeout: short, HeaderTimeout: short, IdleTimeout: short}
+	hash := strings.Repeat("ab", 32)
+	f := func(name, base string, want ...string) {
+		t.Helper()
+		origin, err := ParseOrigin(base, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		err = origin.Fetch(ctx, hash, io.Discard)
+		if took := time.Since(start); err == nil || took > 3*time.Second {
+			t.Errorf("%s: %v after %s, want an error within 3 s", name, err, took.Round(time.Millisecond))
+			return
+		}
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v lacks %q", name, err, w)
+			}
+		}
+	}
+	f("connect to a listener whose queue is full", "http://"+fullBacklog(t), "i/o timeout")
+	f("TLS handshake with a peer that says nothing", "https://"+silent(t), "TLS handshake timeout")
+	f("response headers that never come", "http://"+silent(t), "timeout awaiting response headers")
+
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(1<<20))
+		w.Write(make([]byte, 64<<10))
+		w.(http.Flusher).Flush()
+		select { // then nothing
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	f("a body that stalls midway", srv.URL, "the origin stalled: no data for 200ms")
+}
+
+// fullBacklog returns the address of a listener on loopback that accepts
+// nobody and whose queue of pending connections is full, so a connect to
+// it waits: Linux drops the SYN, as a firewall or a dead host would.
+func fullBacklog(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(sa.(*syscall.SockaddrInet4).Port)
+	c, err := net.DialTimeout("tcp", addr, time.Second) // fills the queue of one
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return addr
+}
+
+// silent returns the address of a listener on loopback that accepts
+// connections, reads what they send and never answers.
+func silent(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+			go io.Copy(io.Discard, c)
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestOriginRedirects: an HTTP origin's redirects are followed within its
+// host only, unless the other host is allowed (-origin.redirectHosts).
+//
+// Reproduction (before): an origin answering 302 to another host had the
+// replica fetch from there (http.DefaultClient follows any redirect).
+func TestOriginRedirects(t *testing.T) {
+	a, _, hashA, _ := snapshots(t)
+	files := t.TempDir()
+	good, _ := os.ReadFile(a)
+	os.WriteFile(filepath.Join(files, ObjectName(hashA)), good, 0o644)
+	var elsewhere atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		http.ServeFile(w, r, filepath.Join(files, path.Base(r.URL.Path)))
+	}))
+	defer other.Close()
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := path.Base(r.URL.Path)
+		switch path.Dir(r.URL.Path) {
+		case "/moved": // within the origin's host
+			http.Redirect(w, r, "/here/"+name, http.StatusFound)
+		case "/here":
+			http.ServeFile(w, r, filepath.Join(files, name))
+		default: // to another host (same address, another port)
+			http.Redirect(w, r, other.URL+"/"+name, http.StatusFound)
+		}
+	}))
+	defer origin.Close()
+	f := func(base string, o HTTPOptions) error {
+		t.Helper()
+		oo, err := ParseOrigin(base, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fetchVerified(context.Background(), oo, hashA, io.Discard)
+	}
+	if err := f(origin.URL+"/moved", HTTPOptions{}); err != nil {
+		t.Errorf("a redirect within the origin's host: %v", err)
+	}
+	otherHost := strings.TrimPrefix(other.URL, "http://")
+	if err := f(origin.URL+"/away", HTTPOptions{}); err == nil || !strings.Contains(err.Error(), "another host than the origin's") || !strings.Contains(err.Error(), "-origin.redirectHosts") {
+		t.Errorf("a redirect to %s: %v, want it refused", otherHost, err)
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the other host was asked %d times", n)
+	}
+	for _, allowed := range []string{otherHost, "127.0.0.1", "LOCALHOST", "[127.0.0.1]"} {
+		err := f(origin.URL+"/away", HTTPOptions{RedirectHosts: []string{allowed}})
+		if want := allowed != "LOCALHOST"; (err == nil) != want {
+			t.Errorf("a redirect to %s with -origin.redirectHosts %s: %v", otherHost, allowed, err)
+		}
+	}
+}
+
+// TestDirOriginBounded: a directory origin bounds what it reads as the
+// HTTP origin does.
+//
+// Reproduction (before): ln -s /dev/zero <origin>/<hash>.snap, then point
+// the fleet at <hash>: each replica wrote 3 GiB into -rollout.dir until
+// the disk was full (ENOSPC), and again at every retry.
+func TestDirOriginBounded(t *testing.T) {
+	dir := t.TempDir()
+	hash := strings.Repeat("cd", 32)
+	target := filepath.Join(dir, ObjectName(hash))
+	if err := os.Symlink("/dev/zero", target); err != nil {
+		t.Fatal(err)
+	}
+	w := &capped{max: 64 << 20} // past 64 MiB the write fails: the test's bound
+	err := Dir(dir).Fetch(context.Background(), hash, w)
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") || w.n > 0 {
+		t.Errorf("a link to /dev/zero: %v, %d bytes read", err, w.n)
+	}
+	// A (sparse) file one byte over the bound is refused unread.
+	os.Remove(target)
+	file, err := os.Create(target)
+	if err == nil {
+		err = file.Truncate(maxFile + 1)
+		file.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.n = 0
+	if err := Dir(dir).Fetch(context.Background(), hash, w); !errors.Is(err, ErrTooLarge) || w.n > 0 {
+		t.Errorf("a file of %d bytes: %v, %d bytes read", maxFile+1, err, w.n)
+	}
+}
+
+// capped is a writer that fails past max bytes.
+type capped struct{ n, max int64 }
+
+func (c *capped) Write(b []byte) (int, error) {
+	c.n += int64(len(b))
+	if c.n > c.max {
+		return 0, fmt.Errorf("more than %d bytes written", c.max)
+	}
+	return len(b), nil
 }

@@ -1,7 +1,8 @@
 // Package cliflag holds what the commands under cmd share in reading
 // their flags: today the comma-separated list (catalogue's -modules,
-// -languages and -brands, catalogued's -mcp.allowedHosts and
-// -mcp.allowedOrigins). Only the commands import it.
+// -languages and -brands, catalogued's -mcp.allowedHosts,
+// -mcp.allowedOrigins, -admin.allowedHosts and -origin.redirectHosts).
+// Only the commands import it.
 package cliflag
 
 import "strings"
