@@ -31,62 +31,56 @@ func (s *Service) keyRequest(ctx *fasthttp.RequestCtx) {
 	s.sendFlow(ctx, "request", fasthttp.StatusAccepted, res, p)
 }
 
-// keyVerify answers GET and HEAD of /v1/keys/demo/verify?t=: the request
-// the link activates and how to confirm it, never the key, since mail
-// scanners open links before people do. A browser gets a page with the
-// confirming button.
+// keyVerify answers the activation link, /v1/keys/demo/verify?t=. GET
+// and HEAD show the request it activates and how to confirm it, never the
+// key, since mail scanners open links before people do (a browser gets a
+// page with the confirming button); POST is the confirmation (the page's
+// button, or an API client's one step) and answers the key, shown once.
 func (s *Service) keyVerify(ctx *fasthttp.RequestCtx) {
-	token, ok := s.activationToken(ctx)
-	if !ok {
-		return
-	}
-	res, problem := s.opts.KeyFlow.Pending(token)
-	if wantsHTML(ctx) {
-		countFlow(s.obs, "link_opened", fasthttp.StatusOK, problem)
-		sendKeyPage(ctx, keyPageData{Pending: &res, Token: token}, problem)
-		return
-	}
-	s.sendFlow(ctx, "link_opened", fasthttp.StatusOK, res, problem)
-}
-
-// keyConfirm answers POST /v1/keys/demo/verify?t=, the confirmation (the
-// page's button, or an API client's one step): the key, shown once.
-func (s *Service) keyConfirm(ctx *fasthttp.RequestCtx) {
-	token, ok := s.activationToken(ctx)
-	if !ok {
-		return
-	}
-	covers := "the 40 cars of the demo set"
-	if d := s.view.Load().demo; d != nil {
-		covers = d.set
-	}
-	res, problem := s.opts.KeyFlow.Redeem(token, covers)
-	if wantsHTML(ctx) { // a person pressed the page's button
-		countFlow(s.obs, "activation", fasthttp.StatusOK, problem)
-		sendKeyPage(ctx, keyPageData{Key: &res}, problem)
-		return
-	}
-	s.sendFlow(ctx, "activation", fasthttp.StatusOK, res, problem)
-}
-
-// activationToken reads the t of an activation link's request, or answers
-// the request with its problem and returns false.
-func (s *Service) activationToken(ctx *fasthttp.RequestCtx) (string, bool) {
-	var p Params
-	var e *Error
-	switch {
-	case s.opts.KeyFlow == nil:
-		e = unavailable(0, "Demo keys cannot be issued on this server.")
-	case len(ctx.Request.Body()) > 0:
-		e = errorf(fasthttp.StatusRequestEntityTooLarge, "This request takes no body: the token is the link's t parameter.")
-	default:
-		e = parse(verifyParams, &p, ctx.QueryArgs(), false, nil)
-	}
+	token, e := activationToken(s.opts.KeyFlow, ctx)
 	if e != nil {
 		s.problem(ctx, e)
-		return "", false
+		return
 	}
-	return string(p.Token), true
+	var (
+		step    = "link_opened"
+		data    any // the JSON answer
+		page    keyPageData
+		problem *keyflow.Problem
+	)
+	if ctx.IsPost() {
+		covers := "the 40 cars of the demo set"
+		if d := s.view.Load().demo; d != nil {
+			covers = d.set
+		}
+		res, p := s.opts.KeyFlow.Redeem(token, covers)
+		step, data, page, problem = "activation", res, keyPageData{Key: &res}, p
+	} else {
+		res, p := s.opts.KeyFlow.Pending(token)
+		data, page, problem = res, keyPageData{Pending: &res, Token: token}, p
+	}
+	if wantsHTML(ctx) {
+		countFlow(s.obs, step, fasthttp.StatusOK, problem)
+		sendKeyPage(ctx, page, problem)
+		return
+	}
+	s.sendFlow(ctx, step, fasthttp.StatusOK, data, problem)
+}
+
+// activationToken reads the t of an activation link's request, or returns
+// the problem to answer.
+func activationToken(flow *keyflow.Flow, ctx *fasthttp.RequestCtx) (string, *Error) {
+	switch {
+	case flow == nil:
+		return "", unavailable(0, "Demo keys cannot be issued on this server.")
+	case len(ctx.Request.Body()) > 0:
+		return "", errorf(fasthttp.StatusRequestEntityTooLarge, "This request takes no body: the token is the link's t parameter.")
+	}
+	var p Params
+	if e := parse(verifyParams, &p, ctx.QueryArgs(), false, nil); e != nil {
+		return "", e
+	}
+	return string(p.Token), nil
 }
 
 // sendFlow sends a key flow's answer with status, or its problem, and

@@ -37,9 +37,9 @@ func (s *Service) routes() fasthttp.RequestHandler {
 	get("/v1/docs", s.docs)
 	get("/v1"+reference.Path, s.docsScriptHandler)
 	post("/v1/keys/demo", s.keyRequest)
-	post("/v1/keys", s.keyRequest)           // alias kept for cached pages and copied commands
-	get("/v1/keys/demo/verify", s.keyVerify) // shows the request: a link opened by a mail scanner stays usable
-	post("/v1/keys/demo/verify", s.keyConfirm)
+	post("/v1/keys", s.keyRequest)            // alias kept for cached pages and copied commands
+	get("/v1/keys/demo/verify", s.keyVerify)  // shows the request: a link opened by a mail scanner stays usable
+	post("/v1/keys/demo/verify", s.keyVerify) // confirms it: the key
 	// The keyed operations (operation.go): each declares its route, its
 	// parameters and its answers from the catalogue and the demo set.
 	var keyed dispatch // the keyed operations' GET and HEAD, past the router

@@ -143,23 +143,9 @@ func (s *Store) RedeemDemoToken(tokenHash [32]byte, now time.Time, ttl time.Dura
 	now = now.UTC()
 	key = &Key{Hash: HashKey([]byte(text)), Plan: PlanDemo, State: StateActive, Created: now, Changed: now}
 	err = s.db.Update(func(tx *bolt.Tx) error {
-		reqs := tx.Bucket(bucketRequests)
-		emails := tx.Bucket(bucketEmails)
-		if reqs == nil || emails == nil {
-			return ErrTokenUnusable
-		}
-		v := reqs.Get(tokenHash[:])
-		if v == nil {
-			return ErrTokenUnusable
-		}
-		if err := json.Unmarshal(v, &req); err != nil {
-			return fmt.Errorf("cannot read key request: %w", err)
-		}
-		if req.Used {
-			return ErrTokenUsed
-		}
-		if now.Sub(req.Created) > ttl {
-			return ErrTokenUnusable
+		reqs, emails, err := pendingRequest(tx, tokenHash, now, ttl, &req)
+		if err != nil {
+			return err
 		}
 		// Burn the token first, in the same transaction as the minting.
 		req.Used = true
@@ -199,28 +185,38 @@ func (s *Store) RedeemDemoToken(tokenHash [32]byte, now time.Time, ttl time.Dura
 // redeemed.
 func (s *Store) PeekDemoToken(tokenHash [32]byte, now time.Time, ttl time.Duration) (req DemoRequest, err error) {
 	err = s.db.View(func(tx *bolt.Tx) error {
-		reqs, emails := tx.Bucket(bucketRequests), tx.Bucket(bucketEmails)
-		if reqs == nil || emails == nil {
-			return ErrTokenUnusable
-		}
-		v := reqs.Get(tokenHash[:])
-		if v == nil {
-			return ErrTokenUnusable
-		}
-		if err := json.Unmarshal(v, &req); err != nil {
-			return fmt.Errorf("cannot read key request: %w", err)
-		}
-		switch {
-		case req.Used:
-			return ErrTokenUsed
-		case now.UTC().Sub(req.Created) > ttl:
-			return ErrTokenUnusable
-		case string(emails.Get([]byte(strings.ToLower(req.Email)))) == "issued":
+		_, emails, err := pendingRequest(tx, tokenHash, now.UTC(), ttl, &req)
+		if err == nil && string(emails.Get([]byte(strings.ToLower(req.Email)))) == "issued" {
 			return ErrKeyIssued
 		}
-		return nil
+		return err
 	})
 	return req, err
+}
+
+// pendingRequest reads the request of a token into req and returns the
+// buckets of the requests and the addresses: ErrTokenUnusable when the
+// token is unknown or older than ttl at now, ErrTokenUsed (req read) when
+// it was redeemed.
+func pendingRequest(tx *bolt.Tx, tokenHash [32]byte, now time.Time, ttl time.Duration, req *DemoRequest) (reqs, emails *bolt.Bucket, err error) {
+	reqs, emails = tx.Bucket(bucketRequests), tx.Bucket(bucketEmails)
+	if reqs == nil || emails == nil {
+		return nil, nil, ErrTokenUnusable
+	}
+	v := reqs.Get(tokenHash[:])
+	if v == nil {
+		return nil, nil, ErrTokenUnusable
+	}
+	if err := json.Unmarshal(v, req); err != nil {
+		return nil, nil, fmt.Errorf("cannot read key request: %w", err)
+	}
+	switch {
+	case req.Used:
+		return nil, nil, ErrTokenUsed
+	case now.Sub(req.Created) > ttl:
+		return nil, nil, ErrTokenUnusable
+	}
+	return reqs, emails, nil
 }
 
 // publish adds or replaces a key in the in-memory index. The caller holds
