@@ -49,7 +49,7 @@ func installer(current func() *engine.Catalogue, install func(*engine.Catalogue)
 // idle minutes, and the scavenger returns only what lies above that goal,
 // so a process that had reloaded stayed at about twice its catalogue.
 //
-// A collection right away frees old if no request holds it (and the
+// A collection started right away frees old if no request holds it (and the
 // garbage of loading the new one); the cleanup attached to old runs once
 // a collection has found it unreachable, then debug.FreeOSMemory hands the
 // freed pages back.
@@ -63,5 +63,9 @@ func releaseAfter(old *engine.Catalogue) {
 			log.Printf("the replaced catalogue (identity %s) is released: its memory is back with the system", id)
 		}()
 	}, strings.Clone(old.Meta.Identity)) // a copy: nothing of old may stay reachable from the cleanup
-	runtime.GC()
+	// Not on the installer's goroutine: a collection of a catalogue-sized
+	// heap takes long enough on a busy machine that the fleet follower,
+	// which marks the new catalogue current only once install returns,
+	// reported the old one as current meanwhile.
+	go runtime.GC()
 }
