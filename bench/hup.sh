@@ -16,6 +16,7 @@
 # the process CPU time the burst took (utime+stime of /proc/PID/stat). It
 # reads VmRSS once more AFTER seconds (30) later, and prints one line.
 set -euo pipefail
+export GOTOOLCHAIN="${GOTOOLCHAIN:-go1.27.3}" # go.mod needs Go 1.27.3; the go command fetches it from the module proxy
 cd "$(dirname "$0")/.."
 N=${N:-50} GAP=${GAP:-0.02} SETTLE=${SETTLE:-5} QUIET=${QUIET:-10} AFTER=${AFTER:-30}
 mkdir -p bench/out/bin

@@ -4,7 +4,9 @@ import (
 	"log"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
+	"time"
 
 	"github.com/vspec/catalogue/engine"
 )
@@ -41,31 +43,61 @@ func installer(current func() *engine.Catalogue, install func(*engine.Catalogue)
 	}
 }
 
-// releaseAfter returns the memory of old, a catalogue just replaced, to
-// the operating system once nothing holds it any more. Requests in flight
-// finish on the catalogue they started with, so old may outlive the swap
-// by a request's time. Without this the runtime keeps the freed heap: the
-// next collection comes only when the heap doubles (GOGC) or after two
-// idle minutes, and the scavenger returns only what lies above that goal,
-// so a process that had reloaded stayed at about twice its catalogue.
-//
-// A collection started right away frees old if no request holds it (and the
-// garbage of loading the new one); the cleanup attached to old runs once
-// a collection has found it unreachable, then debug.FreeOSMemory hands the
-// freed pages back.
+// releaseAfter gives the memory of old, a catalogue just replaced, back
+// to the system once nothing holds it any more. A collection is started
+// beside the installer: it frees old if no request in flight still holds
+// it (they finish on the catalogue they started with) and the garbage of
+// loading the new one. The cleanup attached to old runs once a collection
+// has found it unreachable, and hands the freed pages back (returnFreed).
+// Without this the runtime kept them: the scavenger returns only what lies
+// above its goal, about twice the live heap, so a process that had
+// reloaded stayed at twice its catalogue (bench/RESULTS.md, "Memory after
+// reloads").
 func releaseAfter(old *engine.Catalogue) {
 	if old == nil {
 		return
 	}
 	runtime.AddCleanup(old, func(id string) {
-		go func() { // not on the runtime's cleanup goroutine
-			debug.FreeOSMemory()
-			log.Printf("the replaced catalogue (identity %s) is released: its memory is back with the system", id)
-		}()
+		log.Printf("the replaced catalogue (identity %s) is released: its memory is going back to the system", id)
+		go returnFreed(time.Minute) // not on the runtime's cleanup goroutine
 	}, strings.Clone(old.Meta.Identity)) // a copy: nothing of old may stay reachable from the cleanup
-	// Not on the installer's goroutine: a collection of a catalogue-sized
-	// heap takes long enough on a busy machine that the fleet follower,
-	// which marks the new catalogue current only once install returns,
-	// reported the old one as current meanwhile.
 	go runtime.GC()
+}
+
+// returnFreed has the runtime's background scavenger return the heap's
+// free pages to the system: the soft memory limit is set just above what
+// the process holds besides those pages, and set back as soon as they are
+// returned, the heap grows (a reload or a rollback has started loading
+// the next catalogue: the limit must not make the collector work against
+// it), or d has passed. The scavenger works toward a memory limit paced,
+// a few pages at a time beside the requests. debug.FreeOSMemory would
+// return them at once, but it forces another full collection and takes a
+// core until every page is returned: on a busy machine replicas of the
+// fleet harness then missed their 1 s metering deadline and answered 503
+// during a rollout (3 runs of 3).
+func returnFreed(d time.Duration) {
+	sample := []metrics.Sample{
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+	}
+	read := func() (total, released, free, objects uint64) {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64(), sample[1].Value.Uint64(), sample[2].Value.Uint64(), sample[3].Value.Uint64()
+	}
+	total, released, free, objects0 := read()
+	held := total - released - free
+	limit := int64(held + held/4 + 64<<20)
+	previous := debug.SetMemoryLimit(limit)
+	defer debug.SetMemoryLimit(previous)
+	if previous < limit { // an operator's GOMEMLIMIT is lower: it stands
+		return
+	}
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		time.Sleep(100 * time.Millisecond)
+		if _, _, free, objects := read(); free < 16<<20 || objects > objects0+32<<20 {
+			return
+		}
+	}
 }

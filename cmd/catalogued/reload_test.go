@@ -42,7 +42,7 @@ func TestSIGHUPCoalesced(t *testing.T) {
 		t.Errorf("%d signals during a reload ran %d reloads, want 2 at most", signals, n)
 	}
 	// The replaced catalogues are released, their memory returned.
-	logs.waitFor(t, "is released: its memory is back with the system", 10*time.Second)
+	logs.waitFor(t, "is released: its memory is going back to the system", 10*time.Second)
 	if code, err := health(s.addr); err != nil || code != 200 {
 		t.Errorf("health after the reloads: %d %v", code, err)
 	}
