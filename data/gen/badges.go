@@ -101,6 +101,22 @@ var mercedesCompact = map[string]bool{
 // mercedesGearbox is the Mercedes automatic of the car's era, and its gears.
 func mercedesGearbox(c *car) (string, int) {
 	y := c.genYear
+	if c.row {
+		// A line-up row gives the gears: the name is theirs.
+		switch {
+		case c.transmission == "dct" && c.gears == 7:
+			return "7G-DCT", 7
+		case c.transmission == "dct" && c.gears == 8:
+			return "8G-DCT", 8
+		case c.transmission == "automatic" && c.gears == 5 && y >= 1996:
+			return "5G-TRONIC", 5
+		case c.transmission == "automatic" && c.gears == 7:
+			return "7G-TRONIC", 7
+		case c.transmission == "automatic" && c.gears == 9:
+			return "9G-TRONIC", 9
+		}
+		return "Automatic", c.gears
+	}
 	if c.transmission == "dct" && mercedesCompact[c.model] {
 		switch {
 		case y >= 2019:

@@ -1,12 +1,19 @@
-// Package gen is the deterministic generator of the synthetic catalogue: from
-// a seed it produces a dataset.Set with the exact shape and size of the real
-// catalogue (1,357 models, 3,585 generations, 103,372 variants at scale 1),
-// real brand and model names, the real generations of the nameplates listed
-// in data/vocab/generations.tsv (6-8-year cycles for the others), and
-// coherent figures (power in kW and hp agree,
-// performance fits power and weight, EVs have batteries and no fuel
-// consumption, plug-in hybrids have both, combustion cars have displacement,
-// consumption and CO2, dimensions and weights fit the body type).
+// Package gen is the deterministic generator of the catalogue: from a seed
+// it produces a dataset.Set of the real catalogue's shape (1,357 models,
+// 3,585 generations, about 103,372 variants at scale 1) with real brand and
+// model names, the real generations of the nameplates data/vocab/
+// generations.tsv lists (6-8-year cycles for the others) and, inside them,
+// line-ups (lineup.go): the generations of data/vocab/lineups take their
+// variants from those rows only (each engine offer with its gearboxes,
+// drives and the trims of its era, figures and prices the rows publish over
+// the derived ones); every other generation gets a rule-based line-up of
+// the same shape from its brand's engines of the era. Figures are coherent
+// and of their era (car.go: power in kW and PS agree, performance fits
+// power and weight, consumption, CO2 and range in the cycle of the model
+// year, top speeds within the makers' limiters, EVs with batteries and no
+// fuel consumption, plug-ins with both); prices are Dutch list prices in
+// money of the day (price.go); names follow each brand's grammar, unique
+// within a generation through real words (names.go, badges.go).
 //
 // Determinism: every entity draws from its own random stream seeded by the
 // catalogue seed and its stable id, so the same seed gives the same catalogue

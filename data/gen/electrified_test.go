@@ -13,13 +13,13 @@ import (
 // against electrified.tsv and hybridgearboxes.tsv: the years a nameplate
 // had them, their system power and the gearbox their brand gave them.
 var electrifiedRules = []rule[ptFacts]{
-	{"full hybrid in years the nameplate had none (electrified.tsv)", func(f *ptFacts) string {
+	tablePTRule(rule[ptFacts]{"full hybrid in years the nameplate had none (electrified.tsv)", func(f *ptFacts) string {
 		return outsideElectrifiedYears(f, "hybrid", "hybrid")
-	}},
-	{"plug-in hybrid in years the nameplate had none (electrified.tsv)", func(f *ptFacts) string {
+	}}),
+	tablePTRule(rule[ptFacts]{"plug-in hybrid in years the nameplate had none (electrified.tsv)", func(f *ptFacts) string {
 		return outsideElectrifiedYears(f, "plug_in_hybrid", "phev")
-	}},
-	{"hybrid system power outside the nameplate's hybrid range", func(f *ptFacts) string {
+	}}),
+	tablePTRule(rule[ptFacts]{"hybrid system power outside the nameplate's hybrid range", func(f *ptFacts) string {
 		if !vocab.IsElectrifiedFuel(f.fuel) || f.hp == 0 {
 			return ""
 		}
@@ -34,8 +34,8 @@ var electrifiedRules = []rule[ptFacts]{
 			return fmt.Sprintf("%s %.0f hp in %d-%d", f.fuel, f.hp, f.from, f.to)
 		}
 		return ""
-	}},
-	{"hybrid gearbox its brand never fitted (hybridgearboxes.tsv)", func(f *ptFacts) string {
+	}}),
+	tablePTRule(rule[ptFacts]{"hybrid gearbox its brand never fitted (hybridgearboxes.tsv)", func(f *ptFacts) string {
 		if !vocab.IsElectrifiedFuel(f.fuel) {
 			return ""
 		}
@@ -52,8 +52,8 @@ var electrifiedRules = []rule[ptFacts]{
 			return fmt.Sprintf("%s %s in %d-%d", f.fuel, f.transmission, f.from, f.to)
 		}
 		return ""
-	}},
-	{"full or plug-in hybrid's engine not one of its brand's hybrid engines (engines.tsv)", func(f *ptFacts) string {
+	}}),
+	tablePTRule(rule[ptFacts]{"full or plug-in hybrid's engine not one of its brand's hybrid engines (engines.tsv)", func(f *ptFacts) string {
 		if !vocab.IsElectrifiedFuel(f.fuel) || f.dispCC == 0 {
 			return ""
 		}
@@ -75,13 +75,13 @@ var electrifiedRules = []rule[ptFacts]{
 			}
 		}
 		return fmt.Sprintf("%d cc, %d cylinders in %d-%d", f.dispCC, f.cylinders, f.from, f.to)
-	}},
-	{"mild hybrid of a brand whose mild-hybrid engines engines.tsv does not list", func(f *ptFacts) string {
+	}}),
+	tablePTRule(rule[ptFacts]{"mild hybrid of a brand whose mild-hybrid engines engines.tsv does not list", func(f *ptFacts) string {
 		if f.fuel != "mild_hybrid" || f.families == nil || vocab.FamilyKind(f.fuel, f.families) == "mild_hybrid" {
 			return ""
 		}
 		return fmt.Sprintf("mild hybrid in %d-%d", f.from, f.to)
-	}},
+	}}),
 	{"gearbox name contradicts the transmission", func(f *ptFacts) string {
 		rest := " " + strings.TrimPrefix(f.name, f.model) + " "
 		for word, kind := range gearboxKinds {

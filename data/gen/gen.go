@@ -88,6 +88,7 @@ func Generate(v *vocab.Vocabulary, opts Options) (*dataset.Set, error) {
 	if err := g.allocateGenerations(nGens); err != nil {
 		return nil, err
 	}
+	g.planLineups()
 	if err := g.allocateVariants(nVariants); err != nil {
 		return nil, err
 	}
@@ -111,8 +112,9 @@ type generator struct {
 	models    []*modelPlan
 	demoIndex map[string]int // "brand\tmodel" -> index in DemoModels
 
-	spec  specIndexes
-	texts map[string]int32
+	spec      specIndexes
+	texts     map[string]int32
+	fuelOrder map[string]int // fuel slug -> its place in the fuel enum
 }
 
 type modelPlan struct {
@@ -133,9 +135,20 @@ type genPlan struct {
 	yearStart  int
 	yearEnd    int // 0 while in production
 	markStart  int // its mark's launch year (the facelift's predecessor's)
+	markEnd    int // its mark's last year, 0 while on sale
 	from, to   int // the model years its variants take: its years within the nameplate's
 	variants   int
 	demoCars   []*DemoCar // the hand-picked cars of a demo generation, its first variants
+	// faceliftNext: the mark's facelifted phase follows this one;
+	// faceliftOf: this one is a mark's facelifted phase.
+	faceliftNext, faceliftOf bool
+
+	platform car            // the generation's platform: size, body, seats
+	offers   []*engineOffer // its line-up
+	cands    []combo        // its candidate variants, offer by offer
+	room     int            // how many candidates can be variants (capacity)
+	real     bool           // its line-up is the rows of data/vocab/lineups
+	fixed    int            // at scale 1, its variant count (line-up generations); 0 to adjust
 }
 
 func (g *generator) seedFor(demo bool) uint64 {
@@ -156,6 +169,10 @@ func (g *generator) init() {
 	}
 	g.spec = resolveSpecs(g.v)
 	g.texts = map[string]int32{}
+	g.fuelOrder = map[string]int{}
+	for i, f := range g.v.Enums[g.mustEnum("fuel")].Values {
+		g.fuelOrder[f.Slug] = i
+	}
 }
 
 // pickModels selects n models: the demo models always, then the nameplates
@@ -294,10 +311,12 @@ func (g *generator) allocateGenerations(total int) error {
 // genPhase is one catalogue generation before it gets its id: a real one from
 // generations.tsv or one of a planned cycle.
 type genPhase struct {
-	name      string // after the model name; "" for the model name alone
-	yearStart int
-	yearEnd   int // 0 while in production
-	markStart int // its mark's launch year: a facelift keeps the mark's platform
+	name                     string // after the model name; "" for the model name alone
+	yearStart                int
+	yearEnd                  int // 0 while in production
+	markStart                int // its mark's launch year: a facelift keeps the mark's platform
+	faceliftNext, faceliftOf bool
+	markEnd                  int // its mark's last year, 0 while on sale
 }
 
 // realPhases lists the catalogue generations of a nameplate listed in
@@ -306,11 +325,12 @@ type genPhase struct {
 func realPhases(ms vocab.ModelSeed) []genPhase {
 	var out []genPhase
 	for _, mk := range ms.Marks {
-		for _, p := range mk.Phases() {
+		ps := mk.Phases()
+		for i, p := range ps {
 			if endYear(p.YearEnd) < ms.YearStart {
 				continue
 			}
-			out = append(out, genPhase{p.Name, p.YearStart, p.YearEnd, mk.YearStart})
+			out = append(out, genPhase{p.Name, p.YearStart, p.YearEnd, mk.YearStart, i+1 < len(ps), i > 0, mk.YearEnd})
 		}
 	}
 	return out
@@ -372,15 +392,15 @@ func planCycles(ms vocab.ModelSeed, n int) []genPhase {
 		// Spread f facelifts over k marks.
 		if (i+1)*f/k > i*f/k {
 			fl := ys + (endYear(ye)-ys+1)/2
-			out = append(out, genPhase{name, ys, fl, ys})
+			out = append(out, genPhase{name, ys, fl, ys, true, false, ye})
 			fname := "Facelift"
 			if name != "" {
 				fname = name + " Facelift"
 			}
-			out = append(out, genPhase{fname, fl, ye, ys})
+			out = append(out, genPhase{fname, fl, ye, ys, false, true, ye})
 			continue
 		}
-		out = append(out, genPhase{name, ys, ye, ys})
+		out = append(out, genPhase{name, ys, ye, ys, false, false, ye})
 	}
 	return out
 }
@@ -416,15 +436,6 @@ func adjustWithin(counts, cands []int, diff int, lo, hi []int, score func(i int)
 	return nil
 }
 
-// adjust is adjustWithin with the same bounds for every candidate.
-func adjust(counts []int, cands []int, diff, lo, hi int, score func(i int) float64) error {
-	los, his := make([]int, len(counts)), make([]int, len(counts))
-	for i := range counts {
-		los[i], his[i] = lo, hi
-	}
-	return adjustWithin(counts, cands, diff, los, his, score)
-}
-
 var roman = []string{"", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV", "XV", "XVI", "XVII", "XVIII", "XIX", "XX"}
 
 // planGenerations gives the model n generations: the latest n of its real
@@ -445,7 +456,7 @@ func (g *generator) planGenerations(m *modelPlan, n int) {
 		}
 		gp := &genPlan{
 			model: m, id: dataset.GenerationID(m.id, i+1), name: name, slug: slugify(name),
-			yearStart: p.yearStart, yearEnd: p.yearEnd, markStart: p.markStart,
+			yearStart: p.yearStart, yearEnd: p.yearEnd, markStart: p.markStart, markEnd: p.markEnd, faceliftNext: p.faceliftNext, faceliftOf: p.faceliftOf,
 			// Model years: the generation's years within the nameplate's
 			// (a mark launched in 1983 has 1990 models at the earliest).
 			from: max(p.yearStart, m.seed.YearStart), to: min(endYear(p.yearEnd), endYear(m.seed.YearEnd)),
@@ -475,54 +486,82 @@ func variantWeight(seg byte, pt string, years int) float64 {
 	return w * (0.6 + 0.2*math.Min(float64(years), 4))
 }
 
-// allocateVariants gives every generation a variant count, then adjusts the
-// non-demo generations so the total is exact.
+// allocateVariants gives every generation its variant count. A generation
+// with a real line-up (and a demo generation) shows what its line-up and
+// its nameplate's popularity give (budget), whatever the scale would ask;
+// below scale 1 the others are scaled. The generations with a rule-based
+// line-up share the rest of the total by segment and years, each within
+// its candidates and the id scheme's 63, so the total is exact unless
+// their line-ups together hold fewer variants (then the total is what
+// they hold: no variant is invented to reach it).
 func (g *generator) allocateVariants(total int) error {
 	var gens []*genPlan
 	for _, m := range g.models {
 		gens = append(gens, m.gens...)
 	}
-	weights := make([]float64, len(gens))
-	wsum := 0.0
-	for i, gp := range gens {
-		years := gp.to - gp.from + 1
-		weights[i] = variantWeight(gp.model.seed.Segment, gp.model.seed.Powertrain, years)
-		wsum += weights[i]
-	}
-	mean := float64(total) / float64(len(gens))
 	counts := make([]int, len(gens))
-	sum := 0
+	lo := make([]int, len(gens))
+	hi := make([]int, len(gens))
+	weights := make([]float64, len(gens))
 	var adjustable []int
+	sum, capacity := 0, 0
 	for i, gp := range gens {
 		demo := gp.model.demo >= 0
+		c := min(gp.room+len(gp.demoCars), maxVariantsPerGen)
 		g.rng.seed(g.seedFor(demo), uint64(gp.id), 3)
-		// Demo generations are sized from the full-catalogue mean so they
-		// do not change with the scale.
-		m := mean
-		if demo {
-			m = float64(FullVariants) / float64(FullGenerations)
-		}
-		expect := m * weights[i] / (wsum / float64(len(gens)))
-		if demo {
-			expect = m * weights[i]
-		}
-		n := int(math.Round(expect * g.rng.between(0.55, 1.45)))
-		n = max(1, min(n, maxVariantsPerGen))
-		if demo {
-			n = max(n, 2)
-		} else {
+		weights[i] = variantWeight(gp.model.seed.Segment, gp.model.seed.Powertrain, gp.to-gp.from+1) * g.rng.between(0.6, 1.4)
+		switch {
+		case demo || (gp.real && g.opts.Scale == 1):
+			counts[i] = min(gp.fixed+len(gp.demoCars), maxVariantsPerGen)
+			lo[i], hi[i] = counts[i], counts[i]
+		default:
+			counts[i] = 1
+			lo[i], hi[i] = 1, max(1, c)
+			if !gp.real {
+				hi[i] = max(1, min(c, ruleMaxVariants))
+				// A rule-based line-up shows a share of what it holds:
+				// the generations' counts follow their line-ups.
+				weights[i] = float64(hi[i]) * g.rng.between(0.75, 1.25)
+			}
 			adjustable = append(adjustable, i)
+			capacity += hi[i]
 		}
-		counts[i] = n
-		sum += n
+		sum += counts[i]
 	}
-	fixed := sum
+	fixed := sum - len(adjustable)
+	total = max(total, fixed+len(adjustable))
+	if total > fixed+capacity {
+		total = fixed + capacity
+	}
+	// Share the rest by weight (water-filling: a generation at its bound
+	// leaves its share to the others), then settle the rounding.
+	rest := total - fixed
+	for iter := 0; iter < 8 && len(adjustable) > 0; iter++ {
+		wsum, held := 0.0, 0
+		for _, i := range adjustable {
+			if counts[i] == hi[i] && iter > 0 {
+				held += hi[i]
+				continue
+			}
+			wsum += weights[i]
+		}
+		if wsum == 0 {
+			break
+		}
+		per := float64(rest-held) / wsum
+		for _, i := range adjustable {
+			if counts[i] == hi[i] && iter > 0 {
+				continue
+			}
+			counts[i] = clampInt(int(math.Round(per*weights[i])), lo[i], hi[i])
+		}
+	}
+	sum = fixed
 	for _, i := range adjustable {
-		fixed -= counts[i] - 1
+		sum += counts[i]
 	}
-	total = max(total, fixed)
 	score := func(i int) float64 { return weights[i] / float64(counts[i]) }
-	if err := adjust(counts, adjustable, total-sum, 1, maxVariantsPerGen, score); err != nil {
+	if err := adjustWithin(counts, adjustable, total-sum, lo, hi, score); err != nil {
 		return fmt.Errorf("cannot allocate %d variants over %d generations: %w", total, len(gens), err)
 	}
 	for i, gp := range gens {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vspec/catalogue/data/dataset"
@@ -31,6 +32,17 @@ type variantFacts struct {
 	fourByFour          bool // the nameplate was only sold with four-wheel drive (powertrains.tsv)
 	limits              vocab.Limits
 	yearEnd             int // the generation's last year (2026 while in production)
+	// What issue 29's rules look at.
+	real               bool           // the generation's line-up is data/vocab/lineups rows
+	rows               []*vocab.Offer // those rows
+	from, to           int            // the generation's model years within the nameplate's
+	markStart, markEnd int            // its mark's years (markEnd 0 while on sale)
+	powertrain         string         // the nameplate's powertrain class
+	transmission       string
+	gears              int
+	texts              []string // the catalogue's text dictionary
+	publishedTop       bool     // its row publishes its top speed
+	badge              string   // its row's badge ("" when it matches none or is rule-based)
 }
 
 // dataAllows reports whether powertrains.tsv lets the nameplate have drive
@@ -77,8 +89,27 @@ func collectFacts(t *testing.T, s *dataset.Set) []variantFacts {
 			fourByFour: v.PowertrainLimits(brand, m.Name).FourByFourOnly(),
 			limits:     v.PowertrainLimits(brand, m.Name), yearEnd: endYear(int(g.YearEnd)),
 		}
+		lg := lineupGensOf1(s)[vr.Generation]
+		f.rows, f.real = lg.rows, lg.rows != nil
+		f.from, f.to = max(int(g.YearStart), seed.YearStart), min(endYear(int(g.YearEnd)), endYear(seed.YearEnd))
+		f.markStart, f.markEnd = markOf(seed, g)
+		f.powertrain = seed.Powertrain
+		f.transmission = enum("transmission", vr.Transmission)
+		f.gears = int(sp["gears"])
+		f.texts = s.Texts
 		if x, ok := sp["power_hp"]; ok {
 			f.hp = float64(x)
+		}
+		for _, r := range f.rows {
+			hp := f.hp
+			if hp == 0 {
+				hp = float64(r.PS)
+			}
+			// The longest badge that names it ("1000 i.e. 4x4", not "1000").
+			if offerMatches(r, f.model, f.name, f.fuel, f.transmission, f.drive, hp) && len(r.Badge) > len(f.badge) {
+				f.badge = r.Badge
+				f.publishedTop = r.TopKMH > 0
+			}
 		}
 		if x, ok := sp["curb_weight_kg"]; ok {
 			f.weight, f.hasWeight = float64(x), true
@@ -105,6 +136,33 @@ func collectFacts(t *testing.T, s *dataset.Set) []variantFacts {
 
 func (f *variantFacts) key() string { return f.brand + "/" + f.model }
 
+// lineupGensOf1 is lineupGensOf of s, remembered for the full catalogue.
+func lineupGensOf1(s *dataset.Set) map[uint32]*lineupGen {
+	if m, ok := lineupCache.Load(s); ok {
+		return m.(map[uint32]*lineupGen)
+	}
+	m := lineupGensOf(s)
+	lineupCache.Store(s, m)
+	return m
+}
+
+// lineupCache keeps lineupGensOf by catalogue.
+var lineupCache sync.Map
+
+// markOf is the launch and last year of the mark of generation g (for an
+// unlisted nameplate, the generation's own years).
+func markOf(seed vocab.ModelSeed, g *dataset.Generation) (start, end int) {
+	phase := strings.TrimSpace(strings.TrimPrefix(g.Name, seed.Name))
+	for _, mk := range seed.Marks {
+		for _, p := range mk.Phases() {
+			if p.Name == phase && p.YearStart == int(g.YearStart) && p.YearEnd == int(g.YearEnd) {
+				return mk.YearStart, mk.YearEnd
+			}
+		}
+	}
+	return int(g.YearStart), int(g.YearEnd)
+}
+
 // rule is one invariant over the facts T of an item of the catalogue (a
 // variant, a generation, a mark): bad returns a description of the
 // violation, or "" when the item is fine.
@@ -130,7 +188,13 @@ var editorRules = []editorRule{
 		return ""
 	}},
 	{"C hatchback over 1,600 kg (combustion)", func(f *variantFacts) string {
-		if f.segment == 'C' && f.body == "hatchback" && f.hasWeight && isCombustion(f.fuel) && f.weight > 1600 {
+		// Four-wheel-drive hot hatches of 300 hp and more are heavier
+		// (Mercedes-AMG A 45 S 1,635 kg, RS 3 Sportback 1,645).
+		limit := 1600.0
+		if f.drive == "all" && f.hp >= 300 {
+			limit = 1700
+		}
+		if f.segment == 'C' && f.body == "hatchback" && f.hasWeight && isCombustion(f.fuel) && f.weight > limit {
 			return fmt.Sprintf("%.0f kg", f.weight)
 		}
 		return ""
@@ -141,12 +205,12 @@ var editorRules = []editorRule{
 		}
 		return ""
 	}},
-	{"front-drive sports car (S segment)", func(f *variantFacts) string {
+	tableRule(editorRule{"front-drive sports car (S segment)", func(f *variantFacts) string {
 		if f.segment == 'S' && f.drive == "front" && !f.dataAllows("front") {
 			return "front-wheel drive"
 		}
 		return ""
-	}},
+	}}),
 	{"front drive over the traction limit", func(f *variantFacts) string {
 		if f.drive == "front" && f.hp > frontDriveMaxHP {
 			return fmt.Sprintf("%.0f hp through the front wheels", f.hp)
@@ -159,36 +223,36 @@ var editorRules = []editorRule{
 		}
 		return ""
 	}},
-	{"front-drive exotic", func(f *variantFacts) string {
+	tableRule(editorRule{"front-drive exotic", func(f *variantFacts) string {
 		if exoticPower(f.brand) && f.drive == "front" && f.segment >= 'D' && !f.dataAllows("front") {
 			return "front-wheel drive"
 		}
 		return ""
-	}},
-	{"4x4-only nameplate without all-wheel drive", func(f *variantFacts) string {
+	}}),
+	tableRule(editorRule{"4x4-only nameplate without all-wheel drive", func(f *variantFacts) string {
 		if f.fourByFour && f.drive != "all" {
 			return f.drive + "-wheel drive"
 		}
 		return ""
-	}},
-	{"A-segment city car with all-wheel drive", func(f *variantFacts) string {
+	}}),
+	tableRule(editorRule{"A-segment city car with all-wheel drive", func(f *variantFacts) string {
 		if f.segment == 'A' && f.body != "suv" && f.drive == "all" && !f.dataAllows("all") {
 			return "all-wheel drive"
 		}
 		return ""
-	}},
-	{"volume brand over 600 hp (not a halo model)", func(f *variantFacts) string {
+	}}),
+	tableRule(editorRule{"volume brand over 600 hp (not a halo model)", func(f *variantFacts) string {
 		if volumeBrand(f.brand) && f.hp > volumeMaxHP && haloModels[f.key()] == 0 {
 			return fmt.Sprintf("%.0f hp", f.hp)
 		}
 		return ""
-	}},
-	{"halo model over its real peak power", func(f *variantFacts) string {
+	}}),
+	tableRule(editorRule{"halo model over its real peak power", func(f *variantFacts) string {
 		if cap := haloModels[f.key()]; cap > 0 && f.hp > cap {
 			return fmt.Sprintf("%.0f hp, cap %.0f", f.hp, cap)
 		}
 		return ""
-	}},
+	}}),
 	{"PHEV CO2 not derived from its weighted consumption", func(f *variantFacts) string {
 		if f.fuel != "plug_in_hybrid" || f.co2 < 0 || f.fuelL < 0 {
 			return ""
@@ -210,7 +274,7 @@ var editorRules = []editorRule{
 		}
 		return ""
 	}},
-	{"EV battery, power or drive not one of the nameplate's versions (evs.tsv)", func(f *variantFacts) string {
+	tableRule(editorRule{"EV battery, power or drive not one of the nameplate's versions (evs.tsv)", func(f *variantFacts) string {
 		if f.fuel != "electric" {
 			return ""
 		}
@@ -230,7 +294,7 @@ var editorRules = []editorRule{
 			return ""
 		}
 		return fmt.Sprintf("%.1f kWh, %.0f hp, %s drive in %d-%d", f.batteryKWh, f.hp, f.drive, f.year, f.yearEnd)
-	}},
+	}}),
 	{"0-100 km/h slower than 20 s", func(f *variantFacts) string {
 		if f.accel > slowestAccel {
 			return fmt.Sprintf("%.1f s", f.accel)

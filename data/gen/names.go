@@ -246,72 +246,52 @@ func litres(cc int) string {
 	return strconv.FormatFloat(math.Round(float64(cc)/100)/10, 'f', 1, 64)
 }
 
-// displayName builds a variant name in the brand's style, e.g.
-// "Golf 1.5 eTSI 150 DSG Style", "3 Series 320d xDrive Steptronic M Sport",
-// "C-Class C 300 e 4MATIC AMG Line", "ID.3 Pro S 77 kWh 204 hp".
-func displayName(model string, c *car, trim string) string {
-	parts := []string{model}
-	add := func(s ...string) {
+// engineDesignation is the badge of a rule-based offer in the brand's
+// style, without trim, gearbox or drive words: "1.5 TSI 150", "320d",
+// "C 200", "45 TFSI", "T5", "58 kWh 204 hp".
+func engineDesignation(model string, c *car) string {
+	hp := strconv.Itoa(int(c.hp))
+	join := func(s ...string) string {
+		var out []string
 		for _, x := range s {
 			if x != "" {
-				parts = append(parts, x)
+				out = append(out, x)
 			}
 		}
-	}
-	hp := strconv.Itoa(int(c.hp))
-	gb := gearboxWord(c)
-	awd := ""
-	if c.drive == "all" {
-		awd = awdName(c.brand)
-		if awd == "HYBRID4" && c.fuel != "hybrid" && c.fuel != "plug_in_hybrid" {
-			// HYBRID4 is Peugeot's electric rear axle; its other
-			// four-wheel drives (4007, 4008, Dangel) were a 4x4.
-			awd = "4x4"
-		}
+		return strings.Join(out, " ")
 	}
 	switch {
 	case c.isEV() && c.style == "mercedes" && strings.HasPrefix(model, "EQ"):
-		add(mercedesCode(model, c), awd, trim)
-		return strings.Join(parts, " ")
+		return mercedesCode(model, c)
 	case c.isEV():
-		add(trim, strconv.FormatFloat(c.batteryKWh*0.92, 'f', 0, 64)+" kWh", hp+" hp", awd)
-		return strings.Join(parts, " ")
+		return join(strconv.FormatFloat(c.batteryKWh*0.92, 'f', 0, 64)+" kWh", hp+" hp")
 	case c.isFCEV():
-		add(trim, "Fuel Cell", hp+" hp")
-		return strings.Join(parts, " ")
+		return join("Fuel Cell", hp+" hp")
 	}
 	switch c.style {
 	case "bmw":
 		code := bmwCode(model, c)
-		if strings.Contains(code, "Drive") {
-			awd = ""
+		if c.genYear < 2003 && c.drive == "all" && model[0] >= '1' && model[0] <= '8' {
+			code = bmwX(code) // 325xi, 330xd
 		}
-		if c.genYear < 2003 && awd != "" {
-			// 325xi, 330xd: the x before the fuel letter.
-			if model[0] >= '1' && model[0] <= '8' {
-				code = code[:len(code)-1] + "x" + code[len(code)-1:]
-			}
-			awd = ""
-		}
-		add(code, awd, gb, trim)
+		return code
 	case "mercedes":
-		add(mercedesCode(model, c), awd, gb, trim)
+		return mercedesCode(model, c)
 	case "audi":
 		if c.year >= 2018 {
-			add(audiPowerClass(c.kw)+" "+techFor("audi").word(c), awd, gb, trim)
-		} else {
-			add(litres(c.dispCC)+" "+techFor("audi").word(c), hp, awd, gb, trim)
+			return audiPowerClass(c.kw) + " " + techFor("audi").word(c)
 		}
+		return join(litres(c.dispCC)+" "+techFor("audi").word(c), hp)
 	case "volvo":
-		add(volvoCode(c), awd, gb, trim)
+		return volvoCode(c)
 	case "tesla":
-		add(trim, hp+" hp", awd)
+		return hp + " hp"
 	case "porsche", "exotic":
-		add(litres(c.dispCC), hp+" hp", gb, trim, awd)
+		return join(litres(c.dispCC), hp+" hp")
 	case "lexus":
-		add(lexusCode(c), awd, trim)
+		return lexusCode(c)
 	case "mini":
-		add(miniCode(c), gb, trim)
+		return miniCode(c)
 	case "jlr":
 		letter := "P"
 		if c.fuel == "diesel" {
@@ -321,11 +301,18 @@ func displayName(model string, c *car, trim string) string {
 		if c.isPHEV() {
 			code += "e"
 		}
-		add(code, awd, gb, trim)
-	default:
-		add(litres(c.dispCC), engineBadge(c), hp, gb, awd, trim)
+		return code
 	}
-	return strings.Join(parts, " ")
+	return join(litres(c.dispCC), engineBadge(c), hp)
+}
+
+// bmwX puts BMW's "x" of four-wheel drive before the code's fuel letter,
+// as the 3 and 5 Series had it until 2003 (325i: 325xi).
+func bmwX(code string) string {
+	if len(code) < 2 || strings.Contains(code, "x") {
+		return code
+	}
+	return code[:len(code)-1] + "x" + code[len(code)-1:]
 }
 
 // rung is a step of a ladder of classes: class applies from from on.

@@ -14,14 +14,21 @@ import (
 // nameRules are the invariants of variant names (issue 16, item 4): each
 // brand's grammar, badges and gearboxes of their era, trims of their brand.
 var nameRules = []editorRule{
-	{"engine badge before its era", func(f *variantFacts) string {
+	tableRule(editorRule{"engine badge before its era", func(f *variantFacts) string {
 		rest := " " + nameRest(f) + " "
 		for _, b := range badgesLongestFirst() {
 			if !strings.Contains(rest, " "+b+" ") {
 				continue
 			}
 			rest = strings.ReplaceAll(rest, " "+b+" ", " ")
-			if e := badgeEras()[b]; !e.has(f.year) {
+			// A badge of the generation's model years: one launched within
+			// a generation (FSI in 2002 on the Polo 9N of 2001) is real.
+			e := badgeEras()[b]
+			inEra := false
+			for y := f.year; y <= max(f.year, f.to); y++ {
+				inEra = inEra || e.has(y)
+			}
+			if !inEra {
 				return fmt.Sprintf("%s is %d-%d", b, e.first, e.last)
 			}
 			if b == "TDI" {
@@ -31,7 +38,7 @@ var nameRules = []editorRule{
 			}
 		}
 		return ""
-	}},
+	}}),
 	{"gearbox name not of its brand or era", func(f *variantFacts) string {
 		rest := " " + nameRest(f) + " "
 		for _, g := range gtronic.FindAllString(rest, -1) {
@@ -54,7 +61,7 @@ var nameRules = []editorRule{
 		}
 		return ""
 	}},
-	{"Mercedes name repeats the model or has no class number", func(f *variantFacts) string {
+	tableRule(editorRule{"Mercedes name repeats the model or has no class number", func(f *variantFacts) string {
 		if f.brand != "mercedes-benz" || f.fuel == "hydrogen" || (f.fuel == "electric" && !strings.HasPrefix(f.model, "EQ")) {
 			return ""
 		}
@@ -78,8 +85,8 @@ var nameRules = []editorRule{
 			return "no Mercedes class number"
 		}
 		return ""
-	}},
-	{"Mercedes number not the one of its power in its era (powercodes.tsv)", func(f *variantFacts) string {
+	}}),
+	tableRule(editorRule{"Mercedes number not the one of its power in its era (powercodes.tsv)", func(f *variantFacts) string {
 		if f.brand != "mercedes-benz" || f.fuel == "electric" || f.fuel == "hydrogen" || f.hp == 0 {
 			return ""
 		}
@@ -96,8 +103,8 @@ var nameRules = []editorRule{
 			return fmt.Sprintf("%.0f hp in %d is a %d", f.hp, f.year, want)
 		}
 		return ""
-	}},
-	{"Lexus code not from the power class", func(f *variantFacts) string {
+	}}),
+	tableRule(editorRule{"Lexus code not from the power class", func(f *variantFacts) string {
 		if f.brand != "lexus" || f.fuel == "electric" || f.fuel == "hydrogen" {
 			return ""
 		}
@@ -109,8 +116,8 @@ var nameRules = []editorRule{
 			return tok[0] + " on a " + f.fuel
 		}
 		return ""
-	}},
-	{"BMW code disagrees with the engine or drive", func(f *variantFacts) string {
+	}}),
+	tableRule(editorRule{"BMW code disagrees with the engine or drive", func(f *variantFacts) string {
 		if f.brand != "bmw" || f.fuel == "electric" || f.fuel == "hydrogen" {
 			return ""
 		}
@@ -140,7 +147,7 @@ var nameRules = []editorRule{
 			return "xDrive apart from the code"
 		}
 		return ""
-	}},
+	}}),
 	{"HYBRID4 on a car that is not a hybrid", func(f *variantFacts) string {
 		if strings.Contains(" "+nameRest(f)+" ", " HYBRID4 ") && f.fuel != "hybrid" && f.fuel != "plug_in_hybrid" {
 			return f.fuel
@@ -158,7 +165,7 @@ var nameRules = []editorRule{
 		}
 		return ""
 	}},
-	{"trim of another brand, nameplate or era", func(f *variantFacts) string {
+	tableRule(editorRule{"trim of another brand, nameplate or era", func(f *variantFacts) string {
 		rest := " " + nameRest(f)
 		rest = strings.TrimSpace(yearTail.ReplaceAllString(rest, "")) + " "
 		for _, t := range trimsLongestFirst() {
@@ -167,7 +174,7 @@ var nameRules = []editorRule{
 			}
 		}
 		return ""
-	}},
+	}}),
 }
 
 var (

@@ -26,6 +26,7 @@ type ptFacts struct {
 	transmission       string
 	electrified        vocab.Electrified // the nameplate's rows of electrified.tsv
 	v                  *vocab.Vocabulary
+	real               bool // the generation's line-up is data/vocab/lineups rows (tablePTRule)
 }
 
 // anyYear reports whether ok holds in some model year of the generation.
@@ -39,7 +40,7 @@ func (f *ptFacts) anyYear(ok func(y int) bool) bool {
 }
 
 var powertrainRules = []rule[ptFacts]{
-	{"fuel the nameplate was not sold with", func(f *ptFacts) string {
+	tablePTRule(rule[ptFacts]{"fuel the nameplate was not sold with", func(f *ptFacts) string {
 		allowed := f.anyYear(func(y int) bool {
 			list := f.limits.Fuels(y)
 			if list == nil {
@@ -51,8 +52,8 @@ var powertrainRules = []rule[ptFacts]{
 			return fmt.Sprintf("%s in %d-%d", f.fuel, f.from, f.to)
 		}
 		return ""
-	}},
-	{"electric version of a nameplate that never had one", func(f *ptFacts) string {
+	}}),
+	tablePTRule(rule[ptFacts]{"electric version of a nameplate that never had one", func(f *ptFacts) string {
 		if f.fuel != "electric" || f.seed.Powertrain == "ev" {
 			return ""
 		}
@@ -60,7 +61,7 @@ var powertrainRules = []rule[ptFacts]{
 			return fmt.Sprintf("electric in %d-%d", f.from, f.to)
 		}
 		return ""
-	}},
+	}}),
 	{"diesel Porsche sports car or exotic", func(f *ptFacts) string {
 		sports := f.brand == "porsche" && (f.model == "911" || f.model == "Boxster" || f.model == "Cayman")
 		listed := f.anyYear(func(y int) bool { return slices.Contains(f.limits.Fuels(y), "diesel") })
@@ -69,7 +70,7 @@ var powertrainRules = []rule[ptFacts]{
 		}
 		return ""
 	}},
-	{"drive the nameplate was not sold with", func(f *ptFacts) string {
+	tablePTRule(rule[ptFacts]{"drive the nameplate was not sold with", func(f *ptFacts) string {
 		allowed := f.anyYear(func(y int) bool {
 			list := f.limits.Drives(y)
 			return list == nil || slices.Contains(list, f.drive)
@@ -78,8 +79,8 @@ var powertrainRules = []rule[ptFacts]{
 			return fmt.Sprintf("%s-wheel drive in %d-%d", f.drive, f.from, f.to)
 		}
 		return ""
-	}},
-	{"engine not from its brand's families of the era (engines.tsv)", func(f *ptFacts) string {
+	}}),
+	tablePTRule(rule[ptFacts]{"engine not from its brand's families of the era (engines.tsv)", func(f *ptFacts) string {
 		kind := vocab.FamilyKind(f.fuel, f.families)
 		if f.families == nil || kind == "" || f.hp == 0 || f.dispCC == 0 {
 			return ""
@@ -95,8 +96,8 @@ var powertrainRules = []rule[ptFacts]{
 			}
 		}
 		return fmt.Sprintf("%d cc, %d cylinders, %.0f hp in %d-%d", f.dispCC, f.cylinders, f.hp, f.from, f.to)
-	}},
-	{"power outside the nameplate's range", func(f *ptFacts) string {
+	}}),
+	tablePTRule(rule[ptFacts]{"power outside the nameplate's range", func(f *ptFacts) string {
 		if f.hp == 0 {
 			return ""
 		}
@@ -109,13 +110,13 @@ var powertrainRules = []rule[ptFacts]{
 			return fmt.Sprintf("%.0f hp, sold with %d-%d", f.hp, lo, hi)
 		}
 		return ""
-	}},
-	{"gearbox type the brand never fitted (gearboxtypes.tsv)", func(f *ptFacts) string {
+	}}),
+	tablePTRule(rule[ptFacts]{"gearbox type the brand never fitted (gearboxtypes.tsv)", func(f *ptFacts) string {
 		if !f.anyYear(func(y int) bool { return f.v.Fitted(f.brand, f.model, f.fuel, f.transmission, y) }) {
 			return fmt.Sprintf("%s on a %s in %d-%d", f.transmission, f.fuel, f.from, f.to)
 		}
 		return ""
-	}},
+	}}),
 }
 
 func collectPTFacts(s *dataset.Set) (facts []ptFacts, demo map[int]bool) {
@@ -150,6 +151,7 @@ func collectPTFacts(s *dataset.Set) (facts []ptFacts, demo map[int]bool) {
 		}
 		f.dispCC, f.cylinders = int(sp["displacement_cc"]), int(sp["cylinders"])
 		f.families = v.EngineFamiliesFor(brand, m.Name)
+		f.real = lineupGensOf1(s)[vr.Generation].rows != nil
 		facts = append(facts, f)
 	}
 	return facts, demo

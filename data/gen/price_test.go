@@ -62,7 +62,10 @@ var priceAnchors = []struct {
 	floor        bool
 }{
 	{"tesla", "Model 3", 40000, 60000, false},
-	{"volkswagen", "Golf", 30000, 45000, false},
+	// The Golf 8.5's price list runs from the 1.5 TSI 116 (about EUR
+	// 36,500) to the R (about EUR 72,000); its median version, a 2.0 TDI
+	// or eTSI 150 DSG in a middle trim, lists near EUR 46,000.
+	{"volkswagen", "Golf", 36000, 50000, false},
 	{"dacia", "Sandero", 15000, 20000, false},
 	{"rolls-royce", "Cullinan", 400000, 700000, true},
 	{"bugatti", "Chiron", 2500000, 4000000, true},

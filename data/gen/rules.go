@@ -192,4 +192,4 @@ var saloonBrandSports = map[string]bool{"bmw": true, "alpina": true, "mercedes-b
 // showrooms (Prius 1997; S 400 Hybrid 2009 and Ampera 2011, the generator's
 // mixed-powertrain shares starting in 2010): the years powertrains.tsv
 // rows cannot precede.
-var fuelFirstYear = map[string]int{"hybrid": 1997, "mild_hybrid": 2010, "plug_in_hybrid": 2010}
+var fuelFirstYear = map[string]int{"hybrid": 1997, "mild_hybrid": 2010, "plug_in_hybrid": 2010, "electric": 2010}

@@ -64,8 +64,10 @@ func (c *car) flags() flags {
 	set(c.fuel == "diesel", fDiesel)
 	set(c.fuel == "cng", fCNG)
 	set(c.isFCEV(), fFCEV)
-	set(c.year >= 2017, fWLTP)
-	set(c.year < 2020, fNEDC)
+	// The figures of the cycle of the model year: NEDC until 2017, WLTP
+	// from 2018.
+	set(c.year >= 2018, fWLTP)
+	set(c.year < 2018, fNEDC)
 	set(!c.isPHEV(), fNoPHEV)
 	set(c.transmission != "manual", fAuto)
 	set(c.drive == "all", fAWD)
@@ -92,6 +94,7 @@ type specIndexes struct {
 	enum  []int
 	// indexes used by the generator
 	powerHP, torque, topSpeed, accel, battery, price int
+	acc, highway, stopGo                             int // adaptive cruise control and what builds on it
 }
 
 func resolveSpecs(v *vocab.Vocabulary) specIndexes {
@@ -128,6 +131,7 @@ func resolveSpecs(v *vocab.Vocabulary) specIndexes {
 	}
 	s.powerHP, s.torque, s.topSpeed = v.MustSpec("power_hp"), v.MustSpec("torque_nm"), v.MustSpec("top_speed_kmh")
 	s.accel, s.battery, s.price = v.MustSpec("accel_0_100_s"), v.MustSpec("battery_kwh"), v.MustSpec("price_new_eur")
+	s.acc, s.highway, s.stopGo = v.MustSpec("adaptive_cruise_control"), v.MustSpec("highway_assist"), v.MustSpec("stop_and_go")
 	return s
 }
 
@@ -169,23 +173,30 @@ func yes(b bool) (int32, bool) {
 	return 0, true
 }
 
+// euroNorm is the emission standard every new car of model year y met (the
+// dates all registrations had to: Euro 1 from 1993, Euro 2 1997, Euro 3
+// 2001, Euro 4 2006, Euro 5 2011, Euro 6 from September 2015, 6d-TEMP
+// September 2019, 6d 2021, 6e September 2024); "" before 1993, when none
+// applied.
 func euroNorm(year int) string {
 	switch {
 	case year < 1993:
-		return "euro1"
+		return ""
 	case year < 1997:
-		return "euro2"
+		return "euro1"
 	case year < 2001:
-		return "euro3"
+		return "euro2"
 	case year < 2006:
+		return "euro3"
+	case year < 2011:
 		return "euro4"
-	case year < 2015:
+	case year < 2016:
 		return "euro5"
-	case year < 2018:
+	case year < 2020:
 		return "euro6"
 	case year < 2021:
 		return "euro6d_temp"
-	case year < 2024:
+	case year < 2025:
 		return "euro6d"
 	}
 	return "euro6e"
@@ -327,13 +338,15 @@ var valueFns = map[string]valueFn{
 		return num(roundTo(r.between(120, 145), 5)), true
 	},
 	// A quadricycle never reaches 100 or 120 km/h.
-	"accel_0_100_s": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.accel * 10), c.topSpeed > 100 },
+	"accel_0_100_s": func(c *car, _ *rng, _ *generator) (int32, bool) {
+		return num(c.accel * 10), c.topSpeed > 100 && c.accel > 0
+	},
 	"accel_80_120_s": func(c *car, r *rng, _ *generator) (int32, bool) {
-		return num(c.accel * r.between(0.68, 0.8) * 10), c.topSpeed > 120
+		return num(c.accel * r.between(0.68, 0.8) * 10), c.topSpeed > 120 && c.accel > 0
 	},
 	"power_weight_kg_hp": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.weight / c.hp * 100), true },
 	"quarter_mile_s": func(c *car, _ *rng, _ *generator) (int32, bool) {
-		return num((6.5 + 1.25*c.accel) * 10), c.topSpeed > 100
+		return num((6.5 + 1.25*c.accel) * 10), c.topSpeed > 100 && c.accel > 0
 	},
 	"battery_kwh":     func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.batteryKWh * 10), true },
 	"battery_net_kwh": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.batteryKWh * 0.92 * 10), true },
@@ -380,8 +393,13 @@ var valueFns = map[string]valueFn{
 	"hybrid_type": func(c *car, _ *rng, g *generator) (int32, bool) {
 		return enumOf(g, "hybrid", map[string]string{"hybrid": "full", "mild_hybrid": "mild", "plug_in_hybrid": "plug_in"}[c.fuel]), true
 	},
-	"electric_range_km": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.elecRange), true },
-	"system_power_kw":   func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.systemKW), true },
+	"electric_range_km": func(c *car, _ *rng, _ *generator) (int32, bool) {
+		if c.year < 2018 {
+			return num(c.nedcRange()), true // the cycle of its model year
+		}
+		return num(c.elecRange), true
+	},
+	"system_power_kw": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.systemKW), true },
 	"system_torque_nm": func(c *car, r *rng, _ *generator) (int32, bool) {
 		return num(roundTo(c.torque*r.between(1.1, 1.3), 5)), true
 	},
@@ -411,16 +429,22 @@ var valueFns = map[string]valueFn{
 		if c.isPHEV() {
 			return num(math.Max(1.3, c.litres()*0.3) * 10), true
 		}
-		return num(c.litres() * 0.86 * 10), true
+		return num(c.nedcL() * 10), true
 	},
-	"fuel_nedc_urban_l_100km":       func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.litres() * 0.86 * 1.3 * 10), true },
-	"fuel_nedc_extra_urban_l_100km": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.litres() * 0.86 * 0.8 * 10), true },
+	"fuel_nedc_urban_l_100km":       func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.nedcL() * 1.3 * 10), true },
+	"fuel_nedc_extra_urban_l_100km": func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.nedcL() * 0.8 * 10), true },
 	"energy_nedc_kwh_100km":         func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.energy * 0.88 * 10), true },
-	"range_nedc_km":                 func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.elecRange * 1.22), true },
-	"co2_nedc_g_km":                 func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.co2 * 0.86), true },
+	"range_nedc_km":                 func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.nedcRange()), true },
+	"co2_nedc_g_km":                 func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.nedcCO2()), true },
 	"co2_wltp_g_km":                 func(c *car, _ *rng, _ *generator) (int32, bool) { return num(c.co2), true },
-	"euro_norm":                     func(c *car, _ *rng, g *generator) (int32, bool) { return enumOf(g, "euro", euroNorm(c.year)), true },
-	"co2_class":                     func(c *car, _ *rng, g *generator) (int32, bool) { return enumOf(g, "co2class", co2Class(c.co2)), true },
+	"euro_norm": func(c *car, _ *rng, g *generator) (int32, bool) {
+		e := euroNorm(c.year)
+		if e == "" {
+			return 0, false
+		}
+		return enumOf(g, "euro", e), true
+	},
+	"co2_class": func(c *car, _ *rng, g *generator) (int32, bool) { return enumOf(g, "co2class", co2Class(c.co2)), true },
 	"nox_mg_km": func(c *car, r *rng, _ *generator) (int32, bool) {
 		lim := map[bool]float64{true: 80, false: 60}[c.fuel == "diesel"]
 		if c.year < 2015 {
@@ -625,24 +649,17 @@ var valueFns = map[string]valueFn{
 	"hill_descent_control": func(c *car, r *rng, _ *generator) (int32, bool) {
 		return yes((c.body == "suv" || c.body == "pickup" || c.drive == "all") && c.year >= 2000 && r.chance(0.7))
 	},
-	"euro_ncap_stars": func(c *car, r *rng, _ *generator) (int32, bool) {
-		if c.year < 1997 || c.segment == 'S' || c.segment == 'V' || c.premium >= 2 {
-			return 0, false
-		}
-		s := 3 + r.intn(2)
-		if c.year >= 2010 {
-			s = 4 + r.intn(2)
-		}
-		if budgetBrand[c.brand] && c.year >= 2020 && r.chance(0.5) {
-			s = 1 + r.intn(3)
-		}
-		return int32(s), true
+	"euro_ncap_stars": func(c *car, _ *rng, _ *generator) (int32, bool) {
+		n, ok := c.ncap()
+		return int32(n.stars), ok
 	},
 	"euro_ncap_year": func(c *car, _ *rng, _ *generator) (int32, bool) {
-		return int32(c.ncapYear()), c.ncapYear() >= 1997
+		n, ok := c.ncap()
+		return int32(n.year), ok
 	},
-	"euro_ncap_adult_pct": func(c *car, r *rng, _ *generator) (int32, bool) {
-		return num(r.between(70, 96)), c.year >= 2009 && c.segment != 'S' && c.segment != 'V' && c.premium < 2
+	"euro_ncap_adult_pct": func(c *car, _ *rng, _ *generator) (int32, bool) {
+		n, ok := c.ncap()
+		return int32(n.adult), ok && n.adult > 0
 	},
 	"climate_zones": func(c *car, r *rng, _ *generator) (int32, bool) {
 		z := 1
@@ -764,8 +781,10 @@ func (c *car) litres() float64 {
 	return c.consumption
 }
 
-func (c *car) ncapYear() int {
-	return c.year - (c.year % 4) + 1
+// ncap is the Euro NCAP result of the car's generation and model year
+// (ncapResults), false when it has none.
+func (c *car) ncap() (ncapResult, bool) {
+	return ncapFor(c.brand, c.model, c.markYear, c.markEnd, c.year)
 }
 
 func phase(f float64) valueFn {

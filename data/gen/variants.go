@@ -3,7 +3,10 @@ package gen
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/vspec/catalogue/data/dataset"
@@ -26,6 +29,9 @@ var alwaysSpecs = map[string]bool{
 	"fuel_type": true, "power_kw": true, "power_hp": true, "transmission": true, "drive_wheel": true, "body_type": true,
 	"displacement_cc": true, "fuel_wltp_l_100km": true, "fuel_nedc_l_100km": true, "co2_wltp_g_km": true, "co2_nedc_g_km": true,
 	"battery_kwh": true, "range_wltp_km": true, "range_nedc_km": true, "electric_range_km": true, "gas_wltp_kg_100km": true,
+	// A published Euro NCAP result is recorded whole.
+	"euro_ncap_stars": true, "euro_ncap_year": true, "euro_ncap_adult_pct": true,
+	"gears": true,
 }
 
 // coreSpecs are recorded for almost every variant: they are what every
@@ -55,10 +61,6 @@ func (g *generator) emitVariants() error {
 	s.SpecKey = make([]uint8, 0, total*150)
 	s.SpecVal = make([]int32, 0, total*150)
 	s.SpecConf = make([]uint8, 0, total*150)
-	fuelOrder := map[string]int{}
-	for i, f := range v.Enums[g.mustEnum("fuel")].Values {
-		fuelOrder[f.Slug] = i
-	}
 	presence := make([]float64, len(v.Specs))
 	for i, st := range v.Specs {
 		switch {
@@ -70,91 +72,12 @@ func (g *generator) emitVariants() error {
 			presence[i] = presenceOptional
 		}
 	}
-	r := g.rng
 	genRow := uint32(0)
 	done := 0
 	for _, m := range g.models {
-		demoModel := m.demo >= 0
-		seed := g.seedFor(demoModel)
-		trims := trimsFor(m.brand.Slug, m.brand.Style)
+		seed := g.seedFor(m.demo >= 0)
 		for _, gp := range m.gens {
-			r.seed(seed, uint64(gp.id), 4)
-			platform := car{
-				brand: m.brand.Slug, model: m.seed.Name, style: m.brand.Style, premium: premiumBrand[m.brand.Slug],
-				segment: m.seed.Segment, body: m.seed.Body, year: gp.from, genYear: gp.yearStart, markYear: gp.markStart, trims: len(trims),
-				limits: m.limits, families: g.v.EngineFamiliesFor(m.brand.Slug, m.seed.Name),
-				electrified: g.v.ElectrifiedFor(m.brand.Slug, m.seed.Name), vocab: g.v,
-			}
-			platform.shape(r)
-			if len(gp.demoCars) > 0 {
-				gp.demoCars[0].shapePlatform(&platform)
-			}
-			pending := make([]pendingVariant, 0, gp.variants)
-			names := map[string]bool{}
-			for vi := 0; vi < gp.variants; vi++ {
-				r.seed(seed, uint64(dataset.VariantID(gp.id, vi+1)), 5)
-				pv := pendingVariant{c: platform}
-				c := &pv.c
-				c.year = gp.from + r.intn(gp.to-gp.from+1)
-				if vi < len(gp.demoCars) {
-					c.fuel = gp.demoCars[vi].Fuel
-					pv.demo = true
-				} else {
-					fuels, w := fuelShares(m.seed.Powertrain, c.brand, c.year)
-					fuels, w = c.allowFuels(m.seed.Powertrain, fuels, w)
-					c.fuel = fuels[r.weighted(w)]
-					if f := gp.dedicatedFuel(); f != "" {
-						c.fuel = f
-					}
-					pv.noSpec = !demoModel && r.chance(shareNoSpecs)
-				}
-				c.trim = r.intn(len(trims))
-				if len(trims) > 1 {
-					c.trimLevel = float64(c.trim) / float64(len(trims)-1)
-				} else {
-					c.trimLevel = 1
-				}
-				c.chooseDrive(r)
-				c.chooseTransmission(r)
-				c.settleGearbox()
-				c.powertrain(r)
-				c.performance(r)
-				c.pricing(r)
-				c.wheels(r)
-				if pv.demo {
-					gp.demoCars[vi].apply(c, r)
-				}
-				trim := func(i int) string {
-					return trimName(c.brand, m.seed.Name, gp.yearStart, i%len(trims), len(trims), trims)
-				}
-				name := displayName(m.seed.Name, c, trim(c.trim))
-				if pv.demo {
-					name = gp.demoCars[vi].Name
-				}
-				for try := 0; names[name]; try++ {
-					// Same engine and trim twice: real catalogues tell them
-					// apart by model year or by an edition name.
-					if try < 3 {
-						name = displayName(m.seed.Name, c, trim(c.trim+try+1))
-						continue
-					}
-					name = fmt.Sprintf("%s (%d)", displayName(m.seed.Name, c, trim(c.trim)), c.year+try-3)
-				}
-				names[name] = true
-				pv.name = name
-				pending = append(pending, pv)
-			}
-			// Variants of a generation are listed by fuel, then power, then name.
-			sort.SliceStable(pending, func(i, j int) bool {
-				a, b := &pending[i], &pending[j]
-				if fa, fb := fuelOrder[a.c.fuel], fuelOrder[b.c.fuel]; fa != fb {
-					return fa < fb
-				}
-				if a.c.hp != b.c.hp {
-					return a.c.hp < b.c.hp
-				}
-				return a.name < b.name
-			})
+			pending := g.generationVariants(m, gp, seed)
 			for ord := range pending {
 				pv := &pending[ord]
 				id := dataset.VariantID(gp.id, ord+1)
@@ -177,6 +100,284 @@ func (g *generator) emitVariants() error {
 		return fmt.Errorf("the demo set has %d variants, want 40", len(s.Demo))
 	}
 	return nil
+}
+
+// generationVariants builds a generation's variants: its demo cars, then
+// the candidates of its line-up in the order choose gives, each named (the
+// names unique through real words: disambiguate), listed by fuel, then
+// power, then name.
+func (g *generator) generationVariants(m *modelPlan, gp *genPlan, seed uint64) []pendingVariant {
+	r := g.rng
+	demoModel := m.demo >= 0
+	pending := make([]pendingVariant, 0, gp.variants)
+	taken := map[string]bool{}
+	for vi, d := range gp.demoCars {
+		r.seed(seed, uint64(dataset.VariantID(gp.id, vi+1)), 5)
+		pv := pendingVariant{c: gp.platform, demo: true, name: d.Name}
+		c := &pv.c
+		c.year, c.fuel = d.Year, d.Fuel
+		c.trimLevel = 0.5
+		if t, n := g.demoTrim(m, d); n > 0 {
+			// Its trim's place in the ladder prices it against its
+			// siblings (a 500e La Prima above an Icon).
+			c.trim = t
+			c.trimLevel = float64(t) / float64(max(1, n-1))
+		} else {
+			// A trim the ladders do not hold: above the other demo car's
+			// when it extends that one's name (Nexo Premium, Premium SE).
+			c.trim = vi
+			for _, o := range gp.demoCars {
+				if o != d && strings.HasPrefix(d.Name, o.Name+" ") {
+					t, _ := g.demoTrim(m, o)
+					c.trim = t + 1
+				}
+			}
+		}
+		c.chooseDrive(r)
+		c.chooseTransmission(r)
+		c.settleGearbox()
+		c.powertrain(r)
+		c.performance(r)
+		c.pricing(r)
+		c.wheels(r)
+		d.apply(c, r)
+		// The demo car is its line-up's version: it takes the offer's
+		// power as the maker states it, and stands for that version's
+		// other trims.
+		for _, o := range gp.offers {
+			if o.proto.fuel == c.fuel && o.proto.kw == c.kw {
+				c.hp = o.proto.hp
+			}
+		}
+		taken[d.Name] = true
+		pending = append(pending, pv)
+	}
+
+	want := gp.variants - len(gp.demoCars)
+	order := choose(gp.cands, len(gp.cands))
+	var picked []combo
+	var cars []*car
+	next := 0
+	var names []string
+	for want > 0 {
+		for len(picked) < want && next < len(order) {
+			cb := order[next]
+			next++
+			c := g.comboCar(m, gp, &cb)
+			if isDemoVersion(gp, c, cb.o.badge) {
+				continue
+			}
+			picked, cars = append(picked, cb), append(cars, c)
+		}
+		// One badge at several powers in a generation (330i of 252 and
+		// 258 PS) says its power.
+		powers := map[string]map[float64]bool{}
+		for i := range picked {
+			k := cars[i].fuel + "\t" + picked[i].o.badge
+			if powers[k] == nil {
+				powers[k] = map[float64]bool{}
+			}
+			powers[k][cars[i].hp] = true
+		}
+		parts := make([]nameParts, len(picked))
+		for i := range picked {
+			parts[i] = comboName(m, &picked[i], cars[i], len(powers[cars[i].fuel+"\t"+picked[i].o.badge]) > 1)
+		}
+		names = disambiguate(parts, cars, m.brand.Style, m.seed.Name)
+		kept := 0
+		for i := range picked {
+			if names[i] == "" || taken[names[i]] {
+				continue
+			}
+			picked[kept], cars[kept], names[kept] = picked[i], cars[i], names[i]
+			kept++
+		}
+		picked, cars, names = picked[:kept], cars[:kept], names[:kept]
+		if kept >= want || next >= len(order) {
+			break
+		}
+	}
+	for i := range picked {
+		pv := pendingVariant{c: *cars[i], name: names[i]}
+		pv.noSpec = !demoModel && g.noSpecDraw(gp, i)
+		pending = append(pending, pv)
+	}
+	// Variants of a generation are listed by fuel, then power, then name.
+	sort.SliceStable(pending, func(i, j int) bool {
+		a, b := &pending[i], &pending[j]
+		if fa, fb := g.fuelOrder[a.c.fuel], g.fuelOrder[b.c.fuel]; fa != fb {
+			return fa < fb
+		}
+		if a.c.hp != b.c.hp {
+			return a.c.hp < b.c.hp
+		}
+		return a.name < b.name
+	})
+	return pending
+}
+
+// demoTrim is the place of a demo car's trim (the last words of its name)
+// in a ladder of its nameplate and year (trims/*.tsv, else the brand's of
+// the era) and the ladder's length; 0, 0 when none holds it.
+func (g *generator) demoTrim(m *modelPlan, d *DemoCar) (int, int) {
+	var ladders [][]string
+	for _, t := range g.v.TrimLadders {
+		if t.Brand == m.brand.Slug && t.Covers(d.Year) && (t.Models == nil || slices.Contains(t.Models, m.seed.Name)) {
+			ladders = append(ladders, t.Trims)
+		}
+	}
+	base := trimsFor(m.brand.Slug, m.brand.Style)
+	var era []string
+	for i := range base {
+		era = append(era, trimName(m.brand.Slug, m.seed.Name, d.Year, i, len(base), base))
+	}
+	ladders = append(ladders, era)
+	for _, l := range ladders {
+		for i, t := range l {
+			if t != "" && strings.HasSuffix(d.Name, " "+t) {
+				return i, len(l)
+			}
+		}
+	}
+	return 0, 0
+}
+
+// noSpecDraw decides whether the i-th chosen variant of a generation is
+// one of the few the source records no specs for.
+func (g *generator) noSpecDraw(gp *genPlan, i int) bool {
+	g.rng.seed(g.opts.Seed, uint64(gp.id)<<8|uint64(i), 9)
+	return g.rng.chance(shareNoSpecs)
+}
+
+// comboCar derives one candidate's figures: the offer's engine with the
+// combo's gearbox, drive and trim, what the row publishes over what the
+// formulas give.
+func (g *generator) comboCar(m *modelPlan, gp *genPlan, cb *combo) *car {
+	r := g.rng
+	o := cb.o
+	c := comboBase(cb)
+	r.seed(g.seedFor(m.demo >= 0), uint64(gp.id)<<16^hashString(o.badge+"|"+cb.box.String()+"|"+cb.drive)^uint64(cb.trim)<<40, 5)
+	if q, ok := quadricycles[c.brand+"/"+c.model]; ok {
+		c.quadricycle(q, r)
+	} else if c.pub.kerb > 0 {
+		c.weight = c.pub.kerb
+		size := kerbBase[c.segment] / kerbBase['C']
+		if c.drive == "all" && o.drives[0] != "all" {
+			c.weight += math.Round(55 * size)
+		}
+	} else {
+		c.kerbWeight(r)
+	}
+	c.weight += 8 * float64(c.trim)
+	c.performance(r)
+	c.applyPublished()
+	c.pricing(r)
+	c.wheels(r)
+	return &c
+}
+
+// comboBase is a candidate's car before its figures: the offer's engine
+// with the combo's year, gearbox, drive and trim (all its name needs).
+func comboBase(cb *combo) car {
+	o := cb.o
+	c := o.proto
+	c.year = cb.year
+	c.drive = cb.drive
+	c.transmission, c.gears = cb.box.Transmission, cb.box.Gears
+	c.trim = cb.trim
+	switch n := len(cb.trims); {
+	case n > 1:
+		c.trimLevel = float64(cb.trim) / float64(n-1)
+	case n == 1:
+		c.trimLevel = 0.5
+	default:
+		c.trimLevel = 1 // a performance version comes well equipped
+	}
+	c.hybridBox = nil
+	if c.fuel == "hybrid" || c.isPHEV() {
+		for _, b := range c.vocab.HybridGearboxes(c.brand, c.model, c.fuel, c.year) {
+			if b.Transmission == c.transmission {
+				c.hybridBox = b
+				break
+			}
+		}
+	}
+	if o.row == nil {
+		c.settleGearbox()
+	}
+	return c
+}
+
+// capacity is how many of a generation's candidates can be variants: those
+// whose names, made unique, stay apart, other than its demo cars' own
+// versions.
+func (g *generator) capacity(m *modelPlan, gp *genPlan) int {
+	var parts []nameParts
+	var cars []*car
+	for i := range gp.cands {
+		c := comboBase(&gp.cands[i])
+		if isDemoVersion(gp, &c, gp.cands[i].o.badge) {
+			continue
+		}
+		cars = append(cars, &c)
+		parts = append(parts, comboName(m, &gp.cands[i], &c, false))
+	}
+	n := 0
+	for _, name := range disambiguate(parts, cars, m.brand.Style, m.seed.Name) {
+		if name != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// isDemoVersion reports whether a candidate is the version of one of the
+// generation's demo cars (fuel, power, drive and gearbox): the demo car
+// stands for it.
+func isDemoVersion(gp *genPlan, c *car, badge string) bool {
+	for _, d := range gp.demoCars {
+		named := badge == c.model || strings.HasPrefix(d.Name, c.model+" "+badge+" ") || badge == ""
+		if d.Fuel == c.fuel && math.Abs(d.KW-c.kw) < 1 && d.Drive == c.drive && d.Gearbox == c.transmission && named {
+			return true
+		}
+	}
+	return false
+}
+
+// comboName are the name words of a candidate: the offer's badge, the
+// brand's word for its gearbox and drive, its trim.
+func comboName(m *modelPlan, cb *combo, c *car, sayPower bool) nameParts {
+	badge := cb.o.badge
+	switch {
+	case badge == m.seed.Name:
+		badge = "" // the Ami's only version is the Ami
+	case strings.HasPrefix(badge, m.seed.Name+" "):
+		badge = strings.TrimPrefix(badge, m.seed.Name+" ") // Porsche's "Macan S" of the Macan
+	}
+	if cb.o.row != nil && m.brand.Slug == "bmw" && c.drive == "all" && awdNameOf("bmw", c.genYear, c.year) == "x" && m.seed.Name[0] >= '1' && m.seed.Name[0] <= '8' {
+		badge = bmwX(badge)
+	}
+	if sayPower {
+		badge = strings.TrimSpace(badge + " (" + strconv.Itoa(int(c.hp)) + " PS)")
+	}
+	trim := shownTrim(m.seed.Name, cb.o.badge, cb.trimName())
+	return nameParts{badge: badge, box: boxWord(c), drive: driveWord(c, badge), trim: trim}
+}
+
+// shownTrim is how a variant's name shows its trim: not at all when the
+// name says it already (VW's base Golf is a "Golf", a Focus ST's trim its
+// ST, the Clio Renault Sport's "Renault Sport"), without the badge's last
+// word when it repeats it (208 GTi and "GTi by Peugeot Sport": "208 GTi by
+// Peugeot Sport").
+func shownTrim(model, badge, trim string) string {
+	words := strings.Fields(badge)
+	switch {
+	case trim == model || trim == badge || strings.HasSuffix(" "+badge, " "+trim) || strings.HasPrefix(badge, trim+" "):
+		return ""
+	case len(words) > 0 && strings.HasPrefix(trim, words[len(words)-1]+" "):
+		return strings.TrimPrefix(trim, words[len(words)-1]+" ")
+	}
+	return trim
 }
 
 func (g *generator) mustEnum(key string) int {
@@ -222,6 +423,7 @@ func (g *generator) emitVariant(pv *pendingVariant, id, genRow uint32, seed uint
 	if !pv.noSpec {
 		fl := c.flags()
 		sp := &g.spec
+		hasACC := false
 		for i := range v.Specs {
 			if fl&sp.need[i] != sp.need[i] {
 				continue
@@ -232,6 +434,16 @@ func (g *generator) emitVariant(pv *pendingVariant, id, genRow uint32, seed uint
 				val, ok = sp.fns[i](c, r, g)
 			} else {
 				val, ok = yes(equip(sp.eq[i], c, r))
+				// Driving assistants build on adaptive cruise control:
+				// no highway assist or stop & go without it.
+				switch i {
+				case sp.acc:
+					hasACC = val == 1
+				case sp.highway, sp.stopGo:
+					if !hasACC {
+						val = 0
+					}
+				}
 			}
 			if !ok {
 				continue
@@ -384,25 +596,47 @@ func (c *car) fitted(transmission string) bool {
 	return c.vocab.Fitted(c.brand, c.model, c.fuel, transmission, c.year)
 }
 
-// wheels sets rim size and tyre dimensions.
+// rimBase is the rim (inches) of a segment's base version in 2020 (Polo
+// 15-16, Golf 16-17, Passat 17, 5 Series 18, S-Class 19); cars of 1990 sat
+// on rims about three inches smaller (Polo 86C 13, Golf III 14).
+var rimBase = map[byte]float64{'A': 14.5, 'B': 15.5, 'C': 16.5, 'D': 17, 'E': 17.5, 'F': 18.5, 'S': 18, 'V': 16}
+
+// tyreDiameter is the overall tyre diameter (mm) a segment's cars run:
+// about 590 mm on a small car (185/65 R15), 630 on a compact (205/55 R16,
+// 225/45 R17), 690 on an SUV (215/60 R17).
+var tyreDiameter = map[byte]float64{'A': 560, 'B': 590, 'C': 630, 'D': 650, 'E': 670, 'F': 700, 'S': 650, 'V': 680}
+
+// wheels sets rim size and tyre dimensions by model and era: the rim of the
+// segment's era, an inch more on higher trims and performance versions;
+// the tread width from the car's weight and power (a hatchback stays at
+// 245 mm or under); the aspect ratio that keeps the segment's diameter.
 func (c *car) wheels(r *rng) {
-	base := map[byte]float64{'A': 14, 'B': 15, 'C': 16, 'D': 17, 'E': 18, 'F': 19, 'S': 19, 'V': 16}[c.segment]
-	rim := base + float64(c.year-2005)/8 + c.trimLevel*2 + r.between(-0.5, 0.5)
-	if c.body == "suv" {
+	rim := rimBase[c.segment] - 3*clamp(float64(2020-c.year)/30, 0, 1) + c.trimLevel
+	if c.perf {
 		rim++
 	}
-	c.rim = int(clamp(math.Round(rim), 13, 23))
-	w := 145 + (c.rim-13)*20
-	a := 80 - (c.rim-13)*8
 	if c.body == "suv" || c.body == "pickup" {
-		w, a = w+10, a+10
+		rim++
 	}
-	if c.hp >= 300 {
-		w += 20
-		a -= 5
+	c.rim = int(clamp(math.Round(rim), 13, 22))
+	w := 135 + 0.055*c.weight + 0.12*math.Max(0, c.kw-90)
+	maxW := 255.0
+	switch {
+	case c.body == "hatchback":
+		maxW = 245
+	case c.segment <= 'C' && c.body == "suv":
+		maxW = 235
+	case c.segment == 'S' || c.segment >= 'E':
+		maxW = 295
 	}
-	c.tyreWidth = int(clamp(float64(w/10*10+5), 135, 335))
-	c.tyreAspect = int(clamp(float64(a/5*5), 25, 80))
+	w = clamp(w, 135, maxW)
+	c.tyreWidth = int(math.Floor((w-5)/10))*10 + 5
+	d := tyreDiameter[c.segment]
+	if c.body == "suv" || c.body == "pickup" {
+		d += 60
+	}
+	aspect := (d - float64(c.rim)*25.4) / (2 * float64(c.tyreWidth)) * 100
+	c.tyreAspect = int(clamp(math.Round(aspect/5)*5, 30, 80))
 }
 
 // photo is one image of a variant: an angle (an index into

@@ -25,10 +25,17 @@
 //	evs.tsv          electric versions of the volume EVs per nameplate and model years: battery, power, drive
 //	vanclasses.tsv   size class of each van nameplate (micro, small, medium, large)
 //	powercodes.tsv   model-code numbers by power per brand, fuel and era (Mercedes' C 200 of 2021 has 204 hp)
+//	lineups/<brand>.tsv the engine offers of each real generation of the best-selling nameplates (lineups.go,
+//	                 lineups/README.md): badge, fuel, engine, kW and PS, torque, gearboxes, drives, model years,
+//	                 and the published figures and price where known; the generator builds those generations'
+//	                 variants from them alone
+//	trims/<brand>.tsv   the trim ladders per nameplate (or the brand's "*") and model years, and the
+//	                 performance versions' own
 //
 // Every table is read by one reader (table.go): rowsOf skips comments and
 // blank lines, checks the field count and names the file and line in its
-// errors; a record's parsers read the common kinds of field (years and
+// errors (rowsAll, for the tables several editors write at once, reports
+// every bad row of a file in one pass); a record's parsers read the common kinds of field (years and
 // spans of years, bounded numbers, lists of brands, nameplates or enum
 // values) and word their errors alike. A record keeps the first error of
 // its row, so a table's loader (generations.go, engines.go, ...) reads its

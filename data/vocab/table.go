@@ -3,6 +3,7 @@ package vocab
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -69,8 +70,9 @@ type record struct {
 	f []string // the fields, trimmed, padded with "" to the table's most
 	// who is what the row is about ("RAV4", "TSI") once the loader knows
 	// it: errors after that name it first; "" names nothing.
-	who string
-	err error // the first error, nil while the row is good
+	who  string
+	err  error // the first error, nil while the row is good
+	line int   // the row's line in its file (rowsAll sets it; 0 otherwise)
 }
 
 // Err returns the row's first error, nil when it has none.
@@ -287,4 +289,47 @@ func (k *known) enum(group string) func(string) error {
 		}
 		return nil
 	}
+}
+
+// maxReported is how many errors rowsAll reports of one table before it
+// stops: a data editor fixes them in one pass, and a broken file does not
+// flood the log.
+const maxReported = 40
+
+// rowsAll reads the content b of the table name as rowsOf does, but goes on
+// after a bad row: it returns every row's error (up to maxReported), each
+// naming the file and line, joined. A table written by several editors at
+// once is fixed in one pass.
+func rowsAll(name string, b []byte, min, max int, fn func(r *record)) error {
+	var errs []error
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	n := 0
+	for sc.Scan() && len(errs) < maxReported {
+		n++
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) < min || len(f) > max {
+			errs = append(errs, fmt.Errorf("%s:%d: %d fields, want %d to %d", name, n, len(f), min, max))
+			continue
+		}
+		for len(f) < max {
+			f = append(f, "")
+		}
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		r := &record{f: f, line: n}
+		fn(r)
+		if r.err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: %w", name, n, r.err))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", name, err))
+	}
+	return errors.Join(errs...)
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 )
 
-//go:embed *.tsv labels/*.tsv
+//go:embed *.tsv labels/*.tsv lineups trims
 var files embed.FS
 
 // Locales lists the published locales in the order used by every per-locale
@@ -174,7 +174,15 @@ type Vocabulary struct {
 	// EVs are the electric versions of evs.tsv (EVVersions looks them up).
 	EVs []EVVersion
 
-	vanClass map[string]string // vanclasses.tsv by brand and model (VanClass looks them up)
+	// Offers are the engine offers of lineups/*.tsv, in file order (Lineup
+	// looks a nameplate's up).
+	Offers []*Offer
+	// TrimLadders are the trims of trims/*.tsv (Trims looks them up).
+	TrimLadders []*TrimLadder
+
+	vanClass     map[string]string   // vanclasses.tsv by brand and model (VanClass looks them up)
+	lineups      map[string][]*Offer // Offers by brand + "\t" + nameplate
+	ladderBadges map[string]bool     // brand + "\t" + badge of the badges a trim ladder names
 
 	specIndex map[string]int
 	enumIndex map[string]int
@@ -287,6 +295,10 @@ func Load() (*Vocabulary, error) {
 		if err := t.parse(b); err != nil {
 			return nil, err
 		}
+	}
+	// The line-ups of the real generations, after generations.tsv.
+	if err := v.loadLineups(); err != nil {
+		return nil, err
 	}
 	return v, nil
 }

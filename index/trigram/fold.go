@@ -17,21 +17,70 @@ import (
 // ø→o, æ→ae, œ→oe, ß→ss, đ→d, ð→d, ł→l, þ→th, ı→i. Other scripts (Cyrillic,
 // Arabic, ...) are lower-cased and keep their letters with their marks, in
 // composed form (NFC): "Й" becomes "й", not "и". Greek loses its tonos and
-// dialytika ("Ά" becomes "α"). Everything else, spaces and punctuation
-// included, is kept as it is.
+// dialytika ("Ά" becomes "α"). Initials written with dots lose them, so
+// that "clio rs" finds Renault's "Clio R.S." (a word of two or more single
+// letters each followed by a dot: "R.S.", "A.M.G."; not "e.GO" or "1.5").
+// Everything else, spaces and punctuation included, is kept as it is.
 func Fold(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' {
+		if c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' || c == '.' && initialAt(s, i-1) {
 			return string(AppendFold(nil, s))
 		}
 	}
 	return s
 }
 
+// initialAt reports whether s[i] is a lower-case letter standing alone as
+// a word before a dot: the start of initials such as "r.s.".
+func initialAt(s string, i int) bool {
+	if i < 0 || s[i] < 'a' || s[i] > 'z' {
+		return false
+	}
+	if i == 0 {
+		return true
+	}
+	p := s[i-1]
+	return !(p >= 'a' && p <= 'z' || p >= '0' && p <= '9' || p >= utf8.RuneSelf || p == '.')
+}
+
+// joinInitials drops the dots of initials ("r.s." becomes "rs") in
+// dst[start:], in place.
+func joinInitials(dst []byte, start int) []byte {
+	isLetter := func(c byte) bool { return c >= 'a' && c <= 'z' }
+	isWord := func(c byte) bool { return isLetter(c) || c >= '0' && c <= '9' || c >= utf8.RuneSelf }
+	w := start
+	for i := start; i < len(dst); {
+		if i == start || !isWord(dst[i-1]) && dst[i-1] != '.' {
+			n, j := 0, i
+			for j+1 < len(dst) && isLetter(dst[j]) && dst[j+1] == '.' {
+				n, j = n+1, j+2
+			}
+			if n >= 2 && (j == len(dst) || !isWord(dst[j])) {
+				for k := i; k < j; k += 2 {
+					dst[w] = dst[k]
+					w++
+				}
+				i = j
+				continue
+			}
+		}
+		dst[w] = dst[i]
+		w++
+		i++
+	}
+	return dst[:w]
+}
+
 // AppendFold appends Fold(s) to dst and returns the extended buffer. It does
 // not allocate when s is ASCII and dst has room.
 func AppendFold(dst []byte, s string) []byte {
+	start := len(dst)
+	return joinInitials(appendFold(dst, s), start)
+}
+
+// appendFold is AppendFold before joinInitials.
+func appendFold(dst []byte, s string) []byte {
 	ascii := true
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {

@@ -119,6 +119,13 @@ func TestFold(t *testing.T) {
 	f("!!! -", "!!! -")
 	f("", "")
 	f("plain ascii 1.5", "plain ascii 1.5")
+	f("Renault Clio R.S. 200 EDC", "renault clio rs 200 edc")
+	f("r.s.", "rs")
+	f("A.M.G. line", "amg line")
+	f("e.GO Life", "e.go life")
+	f("Volkswagen ID.3", "volkswagen id.3")
+	f("x.y", "x.y")
+	f("Š.K.", "sk")
 }
 
 func TestFoldFindsDiacritics(t *testing.T) {
