@@ -29,12 +29,14 @@ type logWatcher struct {
 	mu    sync.Mutex
 	lines []string
 	cond  *sync.Cond
+	eof   chan struct{} // closed once the stream has ended: every line is in
 }
 
 func watch(r io.Reader) *logWatcher {
-	w := &logWatcher{}
+	w := &logWatcher{eof: make(chan struct{})}
 	w.cond = sync.NewCond(&w.mu)
 	go func() {
+		defer close(w.eof)
 		sc := bufio.NewScanner(r)
 		for sc.Scan() {
 			w.mu.Lock()

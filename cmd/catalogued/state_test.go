@@ -49,14 +49,16 @@ func TestDamagedStateRefused(t *testing.T) {
 		t.Helper()
 		s := start()
 		logs, printed := s.logs, s.stdout
-		done := make(chan error, 1)
-		go func() { done <- s.cmd.Wait() }()
 		deadline := time.After(30 * time.Second)
 	wait:
 		for {
 			select {
-			case err := <-done:
-				if err == nil {
+			case <-logs.eof:
+				// The process has ended. Its pipes are read to their end
+				// before Wait, which closes them (reading a line after Wait
+				// lost the last lines on a busy machine).
+				<-printed.eof
+				if err := s.cmd.Wait(); err == nil {
 					t.Errorf("%s: the start succeeded", name)
 				}
 				break wait
@@ -68,7 +70,6 @@ func TestDamagedStateRefused(t *testing.T) {
 				t.Fatalf("%s: still running after 30 s:\n%s", name, logs.text())
 			}
 		}
-		time.Sleep(50 * time.Millisecond) // the pipes' last lines
 		out := logs.text()
 		for _, w := range want {
 			if !strings.Contains(out, w) {
