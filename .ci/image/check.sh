@@ -123,13 +123,14 @@ done
 expect '.config.Labels["org.opencontainers.image.source"] == "https://github.com/vspec/catalogue"' "source label"
 expect '.config.Labels["org.opencontainers.image.version"] == "ci-check"' "version label from the VERSION build argument"
 expect '.config.Labels["org.opencontainers.image.revision"] == "'"$revision"'"' "revision label"
+expect '.config.Labels["org.opencontainers.image.licenses"] | test("Apache-2.0") and test("ISC") and test("CC0-1.0")' "licences label"
 expect '.config.StopSignal == "SIGTERM"' "stop signal"
 say "config: user 65532:65532, entrypoint, env, volumes /data /state, ports 8080 8090, labels"
 
 # 3. Filesystem.
 mounted=$(bah from "$image")
 rootfs=$(bah mount "$mounted")
-layout=$(cd "$rootfs" && find . -mindepth 1 -printf '%M %U:%G %p\n' | sort -k3)
+layout=$(cd "$rootfs" && find . -mindepth 1 ! -path './usr/share/licenses/*' -printf '%M %U:%G %p\n' | sort -k3)
 want=$(sort -k3 <<'EOF'
 drwxr-xr-x 65532:65532 ./data
 drwxr-xr-x 0:0 ./etc
@@ -145,6 +146,8 @@ drwxr-xr-x 0:0 ./usr/local
 drwxr-xr-x 0:0 ./usr/local/bin
 -rwxr-xr-x 0:0 ./usr/local/bin/catalogue
 -rwxr-xr-x 0:0 ./usr/local/bin/catalogued
+drwxr-xr-x 0:0 ./usr/share
+drwxr-xr-x 0:0 ./usr/share/licenses
 EOF
 )
 if [ "$layout" != "$want" ]; then
@@ -168,9 +171,15 @@ grep -qx 'nonroot:x:65532:' "$rootfs/etc/group" || fail "group entry of 65532"
 [ "$(grep -c 'BEGIN CERTIFICATE' "$rootfs/etc/ssl/certs/ca-certificates.crt")" -gt 50 ] || fail "CA bundle"
 writable=$(cd "$rootfs" && find . -mindepth 1 \( -user 65532 -o -group 65532 -o \( -perm -o+w ! -path ./tmp \) \) -printf '%p\n' | sort | tr '\n' ' ')
 [ "$writable" = "./data ./state " ] || fail "writable by 65532 or anyone beyond /data and /state (and sticky /tmp): $writable"
+# Every bundled module's licence, and rueidis' NOTICE (Apache 2.0, section 4d).
+[ -f "$rootfs/usr/share/licenses/github.com/redis/rueidis/NOTICE" ] || fail "rueidis' NOTICE is not in /usr/share/licenses"
+for m in github.com/valyala/fasthttp github.com/redis/rueidis github.com/dchest/siphash github.com/decred/dcrd/dcrec/secp256k1/v4 go.etcd.io/bbolt; do
+  ls "$rootfs/usr/share/licenses/$m/" 2>/dev/null | grep -qiE '^(licen[cs]e|copying)' || fail "no licence of $m in /usr/share/licenses"
+done
+licences=$(find "$rootfs/usr/share/licenses" -type f | wc -l)
 cp "$rootfs/usr/local/bin/catalogue" "$work/catalogue"
 bah umount "$mounted" >/dev/null && bah rm "$mounted" >/dev/null && mounted=""
-say "filesystem: the 14 expected entries, static binaries (CGO_ENABLED=0, -trimpath, -s -w), passwd/group, CA bundle, only /data and /state owned by 65532"
+say "filesystem: the 16 expected entries and $licences licence and notice files of the bundled modules, static binaries (CGO_ENABLED=0, -trimpath, -s -w), passwd/group, CA bundle, only /data and /state owned by 65532"
 
 if [ "${IMAGE_CHECK_NO_RUN:-}" = 1 ]; then
   say "IMAGE_CHECK_NO_RUN=1: not starting the image ($(($(date +%s) - t0)) s)"
@@ -181,7 +190,8 @@ fi
 nofile=$(ulimit -Hn)
 run=(run --ulimit "nofile=$nofile:$nofile" --ulimit nproc=4096:4096)
 version=$(pod "${run[@]}" --rm --network none "$image" -version 2>"$work/version.err") || { cat "$work/version.err" >&2; fail "podman run $image -version"; }
-[[ $version == "catalogued (devel), go"* ]] || fail "catalogued -version in the image: $version"
+# No .git in the build context: the linker stamps VERSION and REVISION.
+[[ $version == "catalogued ci-check ${revision:0:12}, go"* ]] || fail "catalogued -version in the image: $version"
 say "podman run: $version"
 
 # The CLI in the image, as 65532: a snapshot into a fresh data volume (the

@@ -22,7 +22,12 @@ chmod 0700 "$out/nonroot/state"
 mkdir -p "$root/usr/local/bin" "$root/etc/ssl/certs" "$root/tmp"
 # Static: no cgo, so no libc and no ELF interpreter; -trimpath keeps the
 # builder's paths out of the binaries, -s -w the symbol and debug tables.
-CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$root/usr/local/bin/" ./cmd/catalogued ./cmd/catalogue
+# The build context has no .git, so the toolchain records no revision: the
+# linker stamps VERSION and REVISION (the Containerfile's build arguments)
+# for -version and the build-info metric.
+pkg=github.com/vspec/catalogue/httpd/buildinfo
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X $pkg.version=${VERSION:-} -X $pkg.revision=${REVISION:-}" \
+  -o "$root/usr/local/bin/" ./cmd/catalogued ./cmd/catalogue
 chmod 0755 "$root/usr/local/bin/catalogued" "$root/usr/local/bin/catalogue"
 
 cat >"$root/etc/passwd" <<'EOF'
@@ -38,4 +43,18 @@ chmod 0644 "$root/etc/passwd" "$root/etc/group"
 # The CA bundle Go reads first on Linux (crypto/x509's certFiles).
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 chmod 0644 "$root/etc/ssl/certs/ca-certificates.crt"
+
+# The licences and notices of what the binaries contain: the Apache 2.0
+# modules' NOTICE files must travel with them (rueidis has one), and every
+# module's licence is copied beside it, in /usr/share/licenses/<module>.
+go list -deps -f '{{with .Module}}{{.Path}} {{.Dir}}{{end}}' ./cmd/catalogued ./cmd/catalogue | sort -u |
+  while read -r path dir; do
+    [ -n "$dir" ] && [ "$path" != "github.com/vspec/catalogue" ] || continue
+    for f in "$dir"/LICENSE* "$dir"/LICENCE* "$dir"/COPYING* "$dir"/NOTICE*; do
+      [ -f "$f" ] || continue
+      mkdir -p "$root/usr/share/licenses/$path"
+      cp "$f" "$root/usr/share/licenses/$path/"
+    done
+  done
+chmod -R a+rX "$root/usr/share/licenses"
 chmod 1777 "$root/tmp"

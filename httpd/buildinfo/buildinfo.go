@@ -9,6 +9,12 @@ import (
 	"runtime/debug"
 )
 
+// Set by the linker where the toolchain cannot record them: a build from a
+// tree without its .git (the container build's context leaves it out)
+// passes -ldflags "-X github.com/vspec/catalogue/httpd/buildinfo.version=V
+// -X github.com/vspec/catalogue/httpd/buildinfo.revision=R".
+var version, revision string
+
 // Info is what the toolchain recorded about a build.
 type Info struct {
 	Module   string // the main module's version: (devel) for a build from a checkout
@@ -36,7 +42,19 @@ func Read() Info {
 			info.Modified = s.Value == "true"
 		}
 	}
-	return info
+	return info.stamped(version, revision)
+}
+
+// stamped is i with the linker's version and revision where the
+// toolchain recorded none.
+func (i Info) stamped(version, revision string) Info {
+	if version != "" && (i.Module == "" || i.Module == "(devel)" || i.Module == "(unknown)") {
+		i.Module = version
+	}
+	if revision != "" && i.Revision == "" {
+		i.Revision = revision
+	}
+	return i
 }
 
 // Line is the one line -version prints: "catalogued (devel) 0123abcd
@@ -55,6 +73,9 @@ func (i Info) Line(program string) string {
 		if i.Modified {
 			s += " (modified)"
 		}
+	}
+	if i.Revision == "" && (i.Module == "(devel)" || i.Module == "(unknown)") {
+		s += " (no revision recorded: built outside a git checkout without -ldflags -X …/buildinfo.revision)"
 	}
 	return fmt.Sprintf("%s, %s", s, i.Go)
 }
